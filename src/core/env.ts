@@ -1,0 +1,67 @@
+import type { Action } from './action.js';
+
+/** What the agent sees after an action. */
+export interface Observation {
+  /** Text for the agent: command output, rendered rows, an error message. */
+  readonly text: string;
+  /** Exit code of a command, when the environment runs commands. */
+  readonly exitCode?: number;
+  /** Result rows of a query, when the environment runs queries. */
+  readonly rows?: readonly (readonly unknown[])[];
+  readonly columns?: readonly string[];
+  /** Present when the output was cut; the original size in bytes. */
+  readonly truncated?: { readonly originalBytes: number };
+  /** True when the action was stopped by its time limit. */
+  readonly timedOut?: boolean;
+  readonly durationMs: number;
+}
+
+/** Reward of a state, with its parts. */
+export interface Score {
+  readonly value: number;
+  readonly parts?: Readonly<Record<string, number>>;
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** The gold solution itself failed; the reward cannot be trusted. */
+  readonly goldCorrupt?: boolean;
+}
+
+export interface ResetOptions {
+  readonly taskId?: string;
+  readonly index?: number;
+  /** Only with a seed does reset pick a task at random. */
+  readonly seed?: number;
+}
+
+export interface ResetInfo {
+  readonly taskId: string;
+  readonly index: number;
+  readonly query: string;
+  readonly gold?: unknown;
+  readonly [key: string]: unknown;
+}
+
+export interface StepInfo {
+  /** The action executed without error (exit code 0, query ran, no exception). */
+  readonly admissible: boolean;
+  readonly score?: Score;
+  readonly [key: string]: unknown;
+}
+
+export interface StepResult {
+  readonly observation: Observation;
+  readonly reward: number;
+  /** The episode ended by itself (submit, skip). */
+  readonly terminated: boolean;
+  /** The episode was cut from outside (turn limit). */
+  readonly truncated: boolean;
+  readonly info: StepInfo;
+}
+
+/** The environment contract: Gymnasium semantics with named fields. */
+export interface Env {
+  reset(options?: ResetOptions): Promise<{ observation: Observation; info: ResetInfo }>;
+  step(action: Action | string): Promise<StepResult>;
+  /** Reward of the current state without ending the episode. */
+  score(): Promise<Score>;
+  close(): Promise<void>;
+}

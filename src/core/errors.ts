@@ -1,0 +1,59 @@
+/**
+ * Stable, machine-readable error codes. A code never changes meaning once released;
+ * new failure kinds get new codes.
+ */
+export type ErrorCode =
+  | 'ENV_RESET_NEEDED'
+  | 'ENV_CLOSED'
+  | 'ENV_INVALID_ACTION'
+  | 'ENV_TASK_NOT_FOUND'
+  | 'SANDBOX_UNAVAILABLE'
+  | 'SANDBOX_START_FAILED'
+  | 'SANDBOX_CLOSED'
+  | 'SANDBOX_HELPER_FAILED'
+  | 'SANDBOX_INVALID_SPEC'
+  | 'SANDBOX_IO'
+  | 'REGISTRY_UNKNOWN'
+  | 'REGISTRY_DUPLICATE'
+  | 'DATASET_UNKNOWN'
+  | 'DATASET_INVALID'
+  | 'DATASET_DOWNLOAD'
+  | 'USAGE';
+
+const marker = Symbol.for('intercode.error');
+
+/** Base class of every error intercode throws on purpose. `code` is stable; `message` is one line. */
+export class IntercodeError extends Error {
+  readonly [marker] = true;
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+
+  /** True for any intercode error, also across duplicated copies of the package. */
+  static isInstance(value: unknown): value is IntercodeError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}
+
+/** Misuse of an environment: step before reset, step after close, an action the env cannot take. */
+export class EnvError extends IntercodeError {}
+
+/** The sandbox layer could not do its job: missing tools, a failed start, a dead helper. */
+export class SandboxError extends IntercodeError {}
+
+/** An unknown or duplicate id in a registry. */
+export class RegistryError extends IntercodeError {}
+
+/** A dataset that does not exist, does not load, or does not verify. */
+export class DatasetError extends IntercodeError {}
+
+/** A user mistake on the command line or in a configuration value. */
+export class UsageError extends IntercodeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('USAGE', message, options);
+  }
+}

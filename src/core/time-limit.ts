@@ -1,0 +1,51 @@
+import type { Action } from './action.js';
+import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from './env.js';
+import { EnvError } from './errors.js';
+
+/**
+ * Wraps an env and truncates episodes after `maxTurns` steps, as Gymnasium's TimeLimit does.
+ * The env itself never counts turns.
+ */
+export class TimeLimit implements Env {
+  readonly #env: Env;
+  readonly #maxTurns: number;
+  #turns = 0;
+  #ended = true;
+
+  constructor(env: Env, maxTurns: number) {
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+      throw new EnvError('ENV_INVALID_ACTION', `maxTurns must be a positive integer, got ${maxTurns}`);
+    }
+    this.#env = env;
+    this.#maxTurns = maxTurns;
+  }
+
+  /** Steps taken in the current episode. */
+  get turns(): number {
+    return this.#turns;
+  }
+
+  async reset(options?: ResetOptions): Promise<{ observation: Observation; info: ResetInfo }> {
+    const result = await this.#env.reset(options);
+    this.#turns = 0;
+    this.#ended = false;
+    return result;
+  }
+
+  async step(action: Action | string): Promise<StepResult> {
+    if (this.#ended) throw new EnvError('ENV_RESET_NEEDED', 'the episode has ended: call reset() first');
+    const result = await this.#env.step(action);
+    this.#turns += 1;
+    const truncated = !result.terminated && this.#turns >= this.#maxTurns;
+    if (result.terminated || truncated) this.#ended = true;
+    return truncated ? { ...result, truncated: true } : result;
+  }
+
+  score(): Promise<Score> {
+    return this.#env.score();
+  }
+
+  close(): Promise<void> {
+    return this.#env.close();
+  }
+}

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { SandboxError } from '../../core/errors.js';
+import type { Cgroup } from '../cgroups.js';
+
+/** How to start one bubblewrap process tree inside a sandbox. */
+export interface BoxLaunch {
+  /** Pid of the mount helper whose namespace holds the sandbox's root. */
+  readonly helperPid: number;
+  readonly userNamespace: boolean;
+  /** bwrap options (file system, namespaces, environment), without the command. */
+  readonly bwrapArgs: readonly string[];
+  readonly command: readonly string[];
+  readonly cgroup: Cgroup | null;
+}
+
+/** A running bubblewrap process tree: its own pid namespace, so killing it kills everything in it. */
+export interface BoxProcess {
+  readonly child: ChildProcess;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves with the exit code (128+N for signal N) when the tree is gone. */
+  readonly exited: Promise<number>;
+  kill(): void;
+}
+
+/**
+ * Starts bwrap blocked (`--block-fd`), moves it into the sandbox's cgroup once it reports its pid
+ * (`--info-fd`), then lets it run: every process the command ever starts is inside the limits.
+ */
+export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
+  const nsenter = ['--target', String(launch.helperPid), '--mount'];
+  if (launch.userNamespace) nsenter.push('--user', '--preserve-credentials');
+  const args = [...nsenter, '--', 'bwrap', ...launch.bwrapArgs, '--info-fd', '3', '--block-fd', '4', '--', ...launch.command];
+  const child = spawn('nsenter', args, { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
+    child.once('error', () => resolve(127));
+  });
+  const info = child.stdio[3] as Readable;
+  const block = child.stdio[4] as Writable;
+  block.on('error', () => {});
+  child.stdin!.on('error', () => {});
+  let stderr = '';
+  const onStderr = (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  };
+  child.stderr!.on('data', onStderr);
+
+  const innerPid = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    const fail = () =>
+      reject(
+        new SandboxError(
+          'SANDBOX_START_FAILED',
+          `bwrap did not start: ${stderr.trim().split('\n').pop() || 'no message'}`,
+        ),
+      );
+    info.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /"child-pid":\s*(\d+)/.exec(text);
+      if (match) resolve(Number(match[1]));
+    });
+    info.on('error', () => {});
+    exited.then(() => setImmediate(fail));
+  });
+  try {
+    if (launch.cgroup) {
+      launch.cgroup.addProcess(child.pid!);
+      launch.cgroup.addProcess(innerPid);
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new SandboxError('SANDBOX_START_FAILED', `cannot place the sandbox in its cgroup: ${(error as Error).message}`);
+  }
+  block.end('1');
+  info.destroy();
+  child.stderr!.off('data', onStderr);
+  return {
+    child,
+    stdin: child.stdin!,
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    exited,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15, SIGXCPU: 24, SIGXFSZ: 25 };
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  return signal ? (SIGNALS[signal] ?? 0) : 0;
+}

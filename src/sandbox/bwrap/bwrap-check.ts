@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { detectCgroups } from '../cgroups.js';
+import type { CheckItem, ProviderCheck } from '../sandbox.js';
+
+function run(command: string, args: string[]): string | null {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** What the bwrap provider needs, each with the command that installs it. */
+export async function checkBwrap(): Promise<ProviderCheck> {
+  const items: CheckItem[] = [];
+  const bwrap = run('bwrap', ['--version']);
+  items.push({
+    name: 'bubblewrap',
+    ok: bwrap !== null,
+    detail: bwrap ?? 'bwrap not found',
+    fix: 'apt-get install -y bubblewrap',
+  });
+  const unshare = run('unshare', ['--version']);
+  const nsenter = run('nsenter', ['--version']);
+  items.push({
+    name: 'util-linux (unshare, nsenter)',
+    ok: unshare !== null && nsenter !== null,
+    detail: unshare ?? 'unshare/nsenter not found',
+    fix: 'apt-get install -y util-linux',
+  });
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const pythonVersion = run(python, ['--version']);
+  items.push({
+    name: 'python3 (mount helper)',
+    ok: pythonVersion !== null,
+    detail: pythonVersion ? `${python}: ${pythonVersion}` : 'python3 not found',
+    fix: 'apt-get install -y python3',
+  });
+  let filesystems = '';
+  try {
+    filesystems = readFileSync('/proc/filesystems', 'utf8');
+  } catch {
+    // Not Linux.
+  }
+  items.push({
+    name: 'overlayfs',
+    ok: /\boverlay\b/.test(filesystems),
+    detail: /\boverlay\b/.test(filesystems) ? 'kernel supports overlay' : 'overlay not in /proc/filesystems',
+    fix: 'modprobe overlay',
+  });
+  if (process.getuid?.() !== 0) {
+    let userns = 'unknown';
+    try {
+      userns = readFileSync('/proc/sys/user/max_user_namespaces', 'utf8').trim();
+    } catch {
+      // Older kernels.
+    }
+    items.push({
+      name: 'user namespaces',
+      ok: userns !== '0',
+      detail: `max_user_namespaces=${userns}`,
+      fix: 'sysctl -w user.max_user_namespaces=15000 kernel.unprivileged_userns_clone=1',
+    });
+  }
+  const cgroups = detectCgroups();
+  items.push({
+    name: 'cgroups (memory, pids, cpu limits)',
+    ok: cgroups.version !== null,
+    optional: true,
+    detail: cgroups.version === null ? cgroups.reason : `cgroup v${cgroups.version} writable`,
+    fix: 'run as root, or delegate a cgroup v2 subtree to this user (systemd-run --user --scope -p Delegate=yes)',
+  });
+  return { ok: items.every((item) => item.ok || item.optional), items };
+}

@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { SandboxError } from '../../core/errors.js';
+import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
+import { trackForExit } from '../exit-cleanup.js';
+import { prepareHostImage } from '../host-image.js';
+import { currentOwner, isOwnerAlive } from '../owner.js';
+import { reapStaleRuntimeDirs, runtimeDir } from '../runtime-dir.js';
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type ProviderCheck,
+  type Sandbox,
+  type SandboxProvider,
+  type SandboxSpec,
+} from '../sandbox.js';
+import { checkBwrap } from './bwrap-check.js';
+import { BwrapSandbox, newSandboxId } from './bwrap-sandbox.js';
+import { MountHelper } from './mount-helper.js';
+
+/** Debian's interpreter starts ten times faster than a pyenv shim; prefer it. */
+export function hostPython(): string {
+  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+}
+
+interface ImageLayout {
+  readonly lowers: readonly string[];
+  readonly binds: readonly string[];
+}
+
+let warnedNoCgroups = false;
+
+/**
+ * The default sandbox provider on Linux: bubblewrap on a per-sandbox overlay (tmpfs upper layer
+ * over read-only image layers), no network, no capabilities, cgroup limits and rlimits.
+ */
+export class BwrapProvider implements SandboxProvider {
+  readonly id = 'bwrap';
+  #helper: Promise<MountHelper> | undefined;
+  #helperInstance: MountHelper | undefined;
+  readonly #sandboxes = new Set<BwrapSandbox>();
+  readonly #owner = currentOwner();
+  #untrack: (() => void) | undefined;
+  readonly #warn: (message: string) => void;
+
+  constructor(options: { warn?: (message: string) => void } = {}) {
+    this.#warn = options.warn ?? ((message) => process.emitWarning(message, 'IntercodeSandboxWarning'));
+  }
+
+  #startHelper(): Promise<MountHelper> {
+    this.#helper ??= (async () => {
+      reapStaleCgroups(isOwnerAlive);
+      reapStaleRuntimeDirs();
+      const helper = await MountHelper.start(hostPython());
+      this.#helperInstance = helper;
+      this.#untrack = trackForExit({ closeSync: () => this.#closeSync() });
+      return helper;
+    })().catch((error: unknown) => {
+      this.#helper = undefined;
+      throw IntercodeSandboxStart(error);
+    });
+    return this.#helper;
+  }
+
+  #image(spec: SandboxSpec): ImageLayout {
+    const image = spec.image ?? 'host';
+    const layers = [...(spec.layers ?? [])].reverse();
+    for (const layer of layers) checkLayerPath(layer);
+    if (image === 'host') {
+      const host = prepareHostImage();
+      return { lowers: [...layers, host.lower], binds: host.binds };
+    }
+    if (image.startsWith('dir:')) {
+      const path = image.slice(4);
+      checkLayerPath(path);
+      if (!existsSync(path)) throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${path}`);
+      return { lowers: [...layers, path], binds: [] };
+    }
+    throw new SandboxError('SANDBOX_INVALID_SPEC', `unknown image "${image}" (known: host, dir:/path/to/rootfs)`);
+  }
+
+  async create(spec: SandboxSpec = {}): Promise<Sandbox> {
+    if (spec.network !== undefined && spec.network !== 'none') {
+      throw new SandboxError('SANDBOX_INVALID_SPEC', `network "${spec.network}" is not supported: sandboxes have no network`);
+    }
+    const layout = this.#image(spec);
+    const helper = await this.#startHelper();
+    const limits = { ...DEFAULT_LIMITS, ...spec.limits };
+    const id = newSandboxId();
+    const cgroup = Cgroup.create(`${this.#owner}.${id}`, limits);
+    if (!cgroup && !warnedNoCgroups) {
+      warnedNoCgroups = true;
+      const support = detectCgroups();
+      this.#warn(
+        `cgroups are not writable here (${support.version === null ? support.reason : 'unknown'}): ` +
+          'memory falls back to an address-space rlimit, and process counts and CPU are not limited',
+      );
+    }
+    const cwd = spec.cwd ?? '/';
+    if (!isAbsolute(cwd)) throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
+    const sandbox = await BwrapSandbox.create(id, {
+      helper,
+      dir: join(runtimeDir(), this.#owner, id),
+      lowers: layout.lowers,
+      binds: layout.binds,
+      limits,
+      cgroup,
+      env: spec.env ?? {},
+      cwd,
+      timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      label: `${this.#owner}.${id}${spec.label ? `.${spec.label}` : ''}`,
+      onClose: () => this.#sandboxes.delete(sandbox),
+    });
+    this.#sandboxes.add(sandbox);
+    return sandbox;
+  }
+
+  check(): Promise<ProviderCheck> {
+    return checkBwrap();
+  }
+
+  /** Number of open sandboxes. */
+  get size(): number {
+    return this.#sandboxes.size;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#sandboxes].map((sandbox) => sandbox.close()));
+    const helper = this.#helper;
+    this.#helper = undefined;
+    this.#helperInstance = undefined;
+    if (helper) await (await helper.catch(() => undefined))?.close();
+    this.#untrack?.();
+  }
+
+  #closeSync(): void {
+    for (const sandbox of this.#sandboxes) sandbox.closeSync();
+    this.#helperInstance?.killSync();
+  }
+}
+
+function checkLayerPath(path: string): void {
+  if (!isAbsolute(path) || /[:,\n]/.test(path)) {
+    throw new SandboxError(
+      'SANDBOX_INVALID_SPEC',
+      `layer path must be absolute and free of ':' ',' and newlines: ${JSON.stringify(path)}`,
+    );
+  }
+}
+
+function IntercodeSandboxStart(error: unknown): Error {
+  if (error instanceof SandboxError) return error;
+  return new SandboxError('SANDBOX_UNAVAILABLE', `cannot start the bwrap provider: ${(error as Error).message}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,311 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SandboxError } from '../../core/errors.js';
+import type { Cgroup } from '../cgroups.js';
+import { OutputBuffer } from '../output-buffer.js';
+import type {
+  ExecOptions,
+  ExecResult,
+  FileChange,
+  Sandbox,
+  SandboxLimits,
+  SandboxStats,
+  ShellSession,
+} from '../sandbox.js';
+import { type BoxProcess, startBox } from './box-process.js';
+import type { MountHelper } from './mount-helper.js';
+import { BashSession } from './shell-session.js';
+
+/** Everything a bwrap sandbox needs from its provider. */
+export interface BwrapSandboxConfig {
+  readonly helper: MountHelper;
+  readonly dir: string;
+  /** Read-only layers, top first. */
+  readonly lowers: readonly string[];
+  /** Host directories bound read-only at the same path. */
+  readonly binds: readonly string[];
+  readonly limits: SandboxLimits;
+  readonly cgroup: Cgroup | null;
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly label: string;
+  readonly onClose: () => void;
+}
+
+const BASE_ENV: Record<string, string> = {
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  HOME: '/root',
+  USER: 'root',
+  LOGNAME: 'root',
+  HOSTNAME: 'sandbox',
+  LANG: 'C.UTF-8',
+  TERM: 'dumb',
+  SHELL: '/bin/bash',
+};
+
+/** Files larger than this are not read back through `readFile`. */
+const MAX_READ_BYTES = 256 * 1024 * 1024;
+
+export class BwrapSandbox implements Sandbox {
+  readonly id: string;
+  readonly provider = 'bwrap';
+  readonly #config: BwrapSandboxConfig;
+  #main: BashSession | undefined;
+  readonly #sessions = new Set<BashSession>();
+  readonly #boxes = new Set<BoxProcess>();
+  #closed = false;
+
+  private constructor(id: string, config: BwrapSandboxConfig) {
+    this.id = id;
+    this.#config = config;
+  }
+
+  static async create(id: string, config: BwrapSandboxConfig): Promise<BwrapSandbox> {
+    const sandbox = new BwrapSandbox(id, config);
+    mkdirSync(config.dir, { recursive: true });
+    try {
+      await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes);
+      sandbox.#main = await sandbox.#openSession();
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+    return sandbox;
+  }
+
+  #bwrapArgs(cwd: string, env: Readonly<Record<string, string>>): string[] {
+    const root = process.getuid?.() === 0;
+    const args = ['--bind', join(this.#config.dir, 'root'), '/'];
+    for (const bind of this.#config.binds) args.push('--ro-bind', bind, bind);
+    args.push('--proc', '/proc', '--dev', '/dev');
+    args.push('--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try');
+    if (!root) args.push('--unshare-user');
+    args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox');
+    args.push('--clearenv');
+    for (const [name, value] of Object.entries({ ...BASE_ENV, ...this.#config.env, ...env })) {
+      args.push('--setenv', name, value);
+    }
+    args.push('--setenv', 'INTERCODE_SANDBOX', this.#config.label);
+    args.push('--chdir', cwd);
+    return args;
+  }
+
+  /** rlimits set by the shell before any user code: they apply to everything it starts. */
+  #prelude(): string {
+    const { limits, cgroup } = this.#config;
+    const lines = [
+      `ulimit -S -H -f ${Math.max(1, Math.floor(limits.fileSizeBytes / 1024))}`,
+      `ulimit -S -H -n ${limits.openFiles}`,
+      'ulimit -S -H -c 0',
+    ];
+    // Without a memory cgroup, an address-space rlimit is the only memory bound left.
+    if (!cgroup) lines.push(`ulimit -S -H -v ${Math.floor(limits.memoryBytes / 1024)}`);
+    return lines.map((line) => `${line} 2>/dev/null`).join('; ');
+  }
+
+  #launch(command: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): Promise<BoxProcess> {
+    if (this.#closed) return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    return startBox({
+      helperPid: this.#config.helper.pid,
+      userNamespace: this.#config.helper.userNamespace,
+      bwrapArgs: this.#bwrapArgs(cwd, env),
+      command,
+      cgroup: this.#config.cgroup,
+    }).then((box) => {
+      this.#boxes.add(box);
+      box.exited.then(() => this.#boxes.delete(box));
+      return box;
+    });
+  }
+
+  async #openSession(): Promise<BashSession> {
+    const session = await BashSession.open({
+      start: () => this.#launch(['bash', '--norc', '--noprofile'], this.#config.cwd),
+      prelude: this.#prelude(),
+      cwd: this.#config.cwd,
+      timeoutMs: this.#config.timeoutMs,
+      maxOutputBytes: this.#config.maxOutputBytes,
+    });
+    this.#sessions.add(session);
+    return session;
+  }
+
+  session(): ShellSession {
+    if (!this.#main || this.#closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
+    return this.#main;
+  }
+
+  openSession(): Promise<ShellSession> {
+    return this.#openSession();
+  }
+
+  /** Runs a command in its own process tree and collects raw bytes. */
+  async #run(
+    command: readonly string[],
+    options: ExecOptions & { mergeStderr: boolean; maxBytes: number },
+  ): Promise<{ stdout: OutputBuffer; stderr: string; exitCode: number; timedOut: boolean; durationMs: number }> {
+    const started = performance.now();
+    const box = await this.#launch(command, options.cwd ?? this.#config.cwd, options.env ?? {});
+    const stdout = new OutputBuffer(options.maxBytes);
+    let stderr = '';
+    box.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    box.stderr.on('data', (chunk: Buffer) => {
+      if (options.mergeStderr) stdout.push(chunk);
+      else stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    box.stdin.end(options.stdin ?? '');
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      box.kill();
+    }, options.timeoutMs ?? this.#config.timeoutMs);
+    const exitCode = await box.exited;
+    clearTimeout(timer);
+    // Let the last buffered bytes of the pipes arrive.
+    await Promise.all([closed(box.stdout), closed(box.stderr)]);
+    return { stdout, stderr, exitCode, timedOut, durationMs: performance.now() - started };
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const script = `${this.#prelude()}; eval "$1" 2>&1`;
+    const result = await this.#run(['bash', '--norc', '--noprofile', '-c', script, 'intercode-exec', command], {
+      ...options,
+      mergeStderr: true,
+      maxBytes: options.maxOutputBytes ?? this.#config.maxOutputBytes,
+    });
+    const { text, truncated } = result.stdout.result();
+    return {
+      output: text,
+      exitCode: result.timedOut ? null : result.exitCode,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+      ...(truncated ? { truncated } : {}),
+    };
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const result = await this.#run(['cat', '--', path], { mergeStderr: false, maxBytes: 2 * (MAX_READ_BYTES + 1) });
+    if (result.exitCode !== 0 || result.timedOut) {
+      throw new SandboxError('SANDBOX_IO', `cannot read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`);
+    }
+    if (result.stdout.totalBytes > MAX_READ_BYTES) {
+      throw new SandboxError('SANDBOX_IO', `cannot read ${path}: larger than ${MAX_READ_BYTES} bytes`);
+    }
+    return result.stdout.bytes();
+  }
+
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    const script = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"';
+    const result = await this.#run(['bash', '--norc', '--noprofile', '-c', script, 'intercode-write', path], {
+      stdin: data,
+      mergeStderr: false,
+      maxBytes: 4096,
+    });
+    if (result.exitCode !== 0 || result.timedOut) {
+      throw new SandboxError('SANDBOX_IO', `cannot write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`);
+    }
+  }
+
+  async #killAll(keep?: BashSession): Promise<void> {
+    const sessions = [...this.#sessions].filter((session) => session !== keep);
+    for (const session of sessions) this.#sessions.delete(session);
+    await Promise.all(sessions.map((session) => session.close()));
+    const boxes = [...this.#boxes];
+    for (const box of boxes) box.kill();
+    await Promise.all(boxes.map((box) => box.exited));
+    this.#config.cgroup?.killAll();
+  }
+
+  async reset(): Promise<void> {
+    if (this.#closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
+    const main = this.#main!;
+    await main.restart(async () => {
+      await this.#killAll(main);
+      await this.#config.helper.remount(this.#config.dir, this.#config.lowers, this.#config.limits.diskBytes);
+    });
+  }
+
+  diff(): Promise<FileChange[]> {
+    if (this.#closed) return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    return this.#config.helper.diff(this.#config.dir, this.#config.lowers);
+  }
+
+  async stats(): Promise<SandboxStats> {
+    const pids = this.#config.cgroup?.pids() ?? this.#treePids();
+    let memoryBytes = 0;
+    for (const pid of pids) memoryBytes += pssBytes(pid);
+    const diskBytes = await this.#config.helper.usage(this.#config.dir);
+    return { memoryBytes, processes: pids.length, diskBytes };
+  }
+
+  #treePids(): number[] {
+    const roots = [...this.#boxes].map((box) => box.child.pid).filter((pid): pid is number => pid !== undefined);
+    const all: number[] = [];
+    const visit = (pid: number) => {
+      all.push(pid);
+      for (const child of childPids(pid)) visit(child);
+    };
+    for (const pid of roots) visit(pid);
+    return all;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#killAll();
+    await this.#config.cgroup?.remove();
+    try {
+      if (this.#config.helper.alive) await this.#config.helper.umount(this.#config.dir);
+    } catch {
+      // The mounts die with the helper's namespace in any case.
+    }
+    rmSync(this.#config.dir, { recursive: true, force: true });
+    this.#config.onClose();
+  }
+
+  closeSync(): void {
+    this.#closed = true;
+    for (const session of this.#sessions) session.killSync();
+    for (const box of this.#boxes) box.kill();
+    this.#config.cgroup?.removeSync();
+  }
+}
+
+function closed(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const readable = stream as NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean };
+    if (readable.readableEnded || readable.destroyed) resolve();
+    else {
+      stream.once('end', () => resolve());
+      stream.once('close', () => resolve());
+    }
+  });
+}
+
+function pssBytes(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter((part) => part.trim() !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** A short random id for a sandbox. */
+export function newSandboxId(): string {
+  return randomBytes(6).toString('hex');
+}

@@ -1,0 +1,205 @@
+/**
+ * Source of the mount helper: a small Python program that lives in a private mount namespace
+ * (started through `unshare --mount`) and performs the mount system calls for every sandbox of
+ * one provider. Mounts made there never appear on the host and vanish when the helper exits,
+ * which it does as soon as its parent goes away (end of stdin, or the parent-death signal).
+ *
+ * Protocol: one JSON request per line on stdin, one JSON reply per line on stdout:
+ * `{"id":1,"op":"mount","dir":"…","lowers":["…"],"sizeBytes":123}` → `{"id":1,"ok":true,…}`.
+ */
+export const MOUNT_HELPER_SOURCE = String.raw`
+import ctypes, json, os, signal, stat, sys
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+PR_SET_PDEATHSIG = 1
+libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+if os.getppid() == 1:
+    sys.exit(0)
+
+MS_NOSUID, MS_NODEV = 2, 4
+MNT_DETACH = 2
+mounted = {}
+
+def fail(what):
+    err = ctypes.get_errno()
+    raise OSError(err, what + ': ' + os.strerror(err))
+
+def do_mount(source, target, fstype, flags, data):
+    if libc.mount(source.encode(), target.encode(), fstype.encode(), flags, data.encode()) != 0:
+        fail('mount ' + fstype + ' on ' + target)
+
+def do_umount(target):
+    if libc.umount2(target.encode(), MNT_DETACH) != 0 and ctypes.get_errno() not in (22, 2):
+        fail('umount ' + target)
+
+def mount_box(d, lowers, size):
+    t, root = os.path.join(d, 't'), os.path.join(d, 'root')
+    os.makedirs(t, exist_ok=True)
+    os.makedirs(root, exist_ok=True)
+    do_mount('tmpfs', t, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=%d,mode=755' % size)
+    os.mkdir(os.path.join(t, 'upper'), 0o755)
+    os.mkdir(os.path.join(t, 'work'), 0o755)
+    opts = 'lowerdir=%s,upperdir=%s,workdir=%s' % (':'.join(lowers), os.path.join(t, 'upper'), os.path.join(t, 'work'))
+    try:
+        do_mount('overlay', root, 'overlay', 0, opts)
+    except OSError:
+        do_umount(t)
+        raise
+    mounted[d] = True
+
+def umount_box(d):
+    do_umount(os.path.join(d, 'root'))
+    do_umount(os.path.join(d, 't'))
+    mounted.pop(d, None)
+
+def is_whiteout(st):
+    return stat.S_ISCHR(st.st_mode) and st.st_rdev == 0
+
+def is_opaque(path):
+    try:
+        return os.getxattr(path, 'trusted.overlay.opaque', follow_symlinks=False) == b'y'
+    except OSError:
+        return False
+
+def lower_lookup(lowers, rel):
+    """The lower entry a path shows through the overlay, or None."""
+    parts = rel.split('/')
+    for layer in lowers:
+        blocked = False
+        for i in range(1, len(parts)):
+            anc = os.path.join(layer, *parts[:i])
+            try:
+                st = os.lstat(anc)
+            except OSError:
+                blocked = None
+                break
+            if is_whiteout(st) or not stat.S_ISDIR(st.st_mode):
+                blocked = True
+                break
+        if blocked:
+            return None
+        if blocked is None:
+            continue
+        p = os.path.join(layer, rel)
+        try:
+            st = os.lstat(p)
+        except OSError:
+            if any(is_opaque(os.path.join(layer, *parts[:i])) for i in range(1, len(parts))):
+                return None
+            continue
+        return None if is_whiteout(st) else (p, st)
+    return None
+
+def kind(st):
+    if stat.S_ISDIR(st.st_mode): return 'dir'
+    if stat.S_ISLNK(st.st_mode): return 'symlink'
+    if stat.S_ISREG(st.st_mode): return 'file'
+    return 'other'
+
+def same_content(a, ast, b, bst):
+    if stat.S_IFMT(ast.st_mode) != stat.S_IFMT(bst.st_mode) or stat.S_IMODE(ast.st_mode) != stat.S_IMODE(bst.st_mode):
+        return False
+    if stat.S_ISLNK(ast.st_mode):
+        return os.readlink(a) == os.readlink(b)
+    if stat.S_ISREG(ast.st_mode):
+        if ast.st_size != bst.st_size: return False
+        with open(a, 'rb') as fa, open(b, 'rb') as fb:
+            while True:
+                x, y = fa.read(65536), fb.read(65536)
+                if x != y: return False
+                if not x: return True
+    return True
+
+def list_lower_dir(lowers, rel):
+    names = set()
+    for layer in lowers:
+        p = os.path.join(layer, rel) if rel else layer
+        try:
+            for e in os.scandir(p):
+                names.add(e.name)
+        except OSError:
+            pass
+    return names
+
+def diff_box(d, lowers):
+    upper = os.path.join(d, 't', 'upper')
+    out = []
+    def deleted_tree(rel):
+        found = lower_lookup(lowers, rel)
+        if found is None: return
+        out.append({'path': '/' + rel, 'kind': 'deleted', 'type': kind(found[1])})
+    def added_tree(rel, st):
+        out.append({'path': '/' + rel, 'kind': 'added', 'type': kind(st)})
+        if stat.S_ISDIR(st.st_mode):
+            for e in sorted(os.scandir(os.path.join(upper, rel)), key=lambda e: e.name):
+                child = rel + '/' + e.name
+                cst = e.stat(follow_symlinks=False)
+                if not is_whiteout(cst): added_tree(child, cst)
+    def walk(rel):
+        path = os.path.join(upper, rel) if rel else upper
+        opaque = rel != '' and is_opaque(path)
+        seen = set()
+        for e in sorted(os.scandir(path), key=lambda e: e.name):
+            seen.add(e.name)
+            child = rel + '/' + e.name if rel else e.name
+            st = e.stat(follow_symlinks=False)
+            if is_whiteout(st):
+                deleted_tree(child)
+                continue
+            low = lower_lookup(lowers, child)
+            if low is None:
+                added_tree(child, st)
+            elif stat.S_ISDIR(st.st_mode) and stat.S_ISDIR(low[1].st_mode):
+                walk(child)
+            elif not same_content(os.path.join(upper, child), st, low[0], low[1]):
+                out.append({'path': '/' + child, 'kind': 'modified', 'type': kind(st)})
+        if opaque:
+            for name in sorted(list_lower_dir(lowers, rel) - seen):
+                deleted_tree(rel + '/' + name)
+    walk('')
+    return out
+
+def usage(d):
+    s = os.statvfs(os.path.join(d, 't'))
+    return (s.f_blocks - s.f_bfree) * s.f_frsize
+
+def handle(req):
+    op = req['op']
+    if op == 'mount':
+        mount_box(req['dir'], req['lowers'], req['sizeBytes'])
+        return {}
+    if op == 'remount':
+        umount_box(req['dir'])
+        mount_box(req['dir'], req['lowers'], req['sizeBytes'])
+        return {}
+    if op == 'umount':
+        umount_box(req['dir'])
+        return {}
+    if op == 'diff':
+        return {'changes': diff_box(req['dir'], req['lowers'])}
+    if op == 'usage':
+        return {'bytes': usage(req['dir'])}
+    if op == 'ping':
+        return {'pid': os.getpid()}
+    raise ValueError('unknown op ' + str(op))
+
+for line in sys.stdin:
+    try:
+        req = json.loads(line)
+    except ValueError:
+        continue
+    try:
+        reply = handle(req)
+        reply['ok'] = True
+    except Exception as ex:
+        reply = {'ok': False, 'error': str(ex)}
+    reply['id'] = req.get('id')
+    sys.stdout.write(json.dumps(reply) + '\n')
+    sys.stdout.flush()
+
+for d in list(mounted):
+    try: umount_box(d)
+    except OSError: pass
+`;

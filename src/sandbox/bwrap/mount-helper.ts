@@ -1,0 +1,128 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { SandboxError } from '../../core/errors.js';
+import type { FileChange } from '../sandbox.js';
+import { MOUNT_HELPER_SOURCE } from './mount-helper-source.js';
+
+interface Pending {
+  resolve(value: Record<string, unknown>): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Client of the mount helper: one long-lived process per provider, in a private mount namespace,
+ * that mounts each sandbox's tmpfs + overlay with direct system calls (well under a millisecond).
+ */
+export class MountHelper {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #exited: Error | undefined;
+  /** Pid of the helper, whose mount namespace sandboxes enter. */
+  readonly pid: number;
+  /** True when the helper runs in its own user namespace (not started as root). */
+  readonly userNamespace: boolean;
+
+  private constructor(child: ChildProcessWithoutNullStreams, userNamespace: boolean) {
+    this.#child = child;
+    this.pid = child.pid!;
+    this.userNamespace = userNamespace;
+    createInterface({ input: child.stdout }).on('line', (line) => this.#onLine(line));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    child.on('exit', (code, signal) => {
+      this.#exited = new SandboxError(
+        'SANDBOX_HELPER_FAILED',
+        `mount helper exited (${signal ?? code})${stderr ? `: ${stderr.trim().split('\n').pop()}` : ''}`,
+      );
+      for (const pending of this.#pending.values()) pending.reject(this.#exited);
+      this.#pending.clear();
+    });
+    child.on('error', () => {});
+    child.stdin.on('error', () => {});
+  }
+
+  /** Starts the helper in a new mount namespace (and a user namespace when not root). */
+  static async start(python: string): Promise<MountHelper> {
+    const root = process.getuid?.() === 0;
+    const args = root
+      ? ['--mount', '--propagation', 'private', '--', python, '-c', MOUNT_HELPER_SOURCE]
+      : ['--user', '--map-root-user', '--mount', '--propagation', 'private', '--', python, '-c', MOUNT_HELPER_SOURCE];
+    const child = spawn('unshare', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error) =>
+        reject(new SandboxError('SANDBOX_UNAVAILABLE', `cannot start unshare: ${error.message}`)),
+      );
+    });
+    const helper = new MountHelper(child, !root);
+    await helper.request({ op: 'ping' });
+    return helper;
+  }
+
+  #onLine(line: string): void {
+    let reply: Record<string, unknown>;
+    try {
+      reply = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const pending = this.#pending.get(reply.id as number);
+    if (!pending) return;
+    this.#pending.delete(reply.id as number);
+    if (reply.ok) pending.resolve(reply);
+    else pending.reject(new SandboxError('SANDBOX_HELPER_FAILED', `mount helper: ${String(reply.error)}`));
+  }
+
+  request(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.#exited) return Promise.reject(this.#exited);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#child.stdin.write(`${JSON.stringify({ ...body, id })}\n`);
+    });
+  }
+
+  async mount(dir: string, lowers: readonly string[], sizeBytes: number): Promise<void> {
+    await this.request({ op: 'mount', dir, lowers, sizeBytes });
+  }
+
+  async remount(dir: string, lowers: readonly string[], sizeBytes: number): Promise<void> {
+    await this.request({ op: 'remount', dir, lowers, sizeBytes });
+  }
+
+  async umount(dir: string): Promise<void> {
+    await this.request({ op: 'umount', dir });
+  }
+
+  async diff(dir: string, lowers: readonly string[]): Promise<FileChange[]> {
+    const reply = await this.request({ op: 'diff', dir, lowers });
+    return reply.changes as FileChange[];
+  }
+
+  async usage(dir: string): Promise<number> {
+    const reply = await this.request({ op: 'usage', dir });
+    return reply.bytes as number;
+  }
+
+  get alive(): boolean {
+    return this.#exited === undefined;
+  }
+
+  /** Ends the helper; its mounts vanish with its namespace. */
+  close(): Promise<void> {
+    if (this.#exited) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#child.once('exit', () => resolve());
+      this.#child.stdin.end();
+      setTimeout(() => this.#child.kill('SIGKILL'), 2000).unref();
+    });
+  }
+
+  /** Synchronous kill, for process exit handlers. */
+  killSync(): void {
+    if (!this.#exited) this.#child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,5 @@
+export * from './bwrap/bwrap-provider.js';
+export * from './cgroups.js';
+export * from './exit-cleanup.js';
+export * from './output-buffer.js';
+export * from './sandbox.js';

@@ -1,0 +1,138 @@
+/** Resource limits of one sandbox. */
+export interface SandboxLimits {
+  /** Memory of all processes together (cgroup), bytes. */
+  readonly memoryBytes: number;
+  /** Processes and threads at once (cgroup). */
+  readonly pids: number;
+  /** CPU share in cores (cgroup quota); 0 = unlimited. */
+  readonly cpus: number;
+  /** Size of the writable layer: the disk quota, bytes. */
+  readonly diskBytes: number;
+  /** Largest file a process may write (rlimit), bytes. */
+  readonly fileSizeBytes: number;
+  /** Open files per process (rlimit). */
+  readonly openFiles: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  memoryBytes: 1024 * 1024 * 1024,
+  pids: 256,
+  cpus: 0,
+  diskBytes: 512 * 1024 * 1024,
+  fileSizeBytes: 512 * 1024 * 1024,
+  openFiles: 1024,
+};
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** What to create. */
+export interface SandboxSpec {
+  /** Image name (`host`, `debian`, …) or a root file system directory (`dir:/path`). */
+  readonly image?: string;
+  /** Extra read-only layers on top of the image, lowest first (e.g. a task's prepared file system). */
+  readonly layers?: readonly string[];
+  readonly limits?: Partial<SandboxLimits>;
+  /** Only `none` is supported: sandboxes never reach a network. */
+  readonly network?: 'none';
+  /** Environment variables of every process in the sandbox (added to a minimal default set). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Working directory of the shell and of `exec`, default `/`. */
+  readonly cwd?: string;
+  /** Default time limit per command. */
+  readonly timeoutMs?: number;
+  /** Default output cap per command. */
+  readonly maxOutputBytes?: number;
+  /** Free-form label, shown by `intercode doctor` and in process listings. */
+  readonly label?: string;
+}
+
+export interface ExecOptions {
+  readonly timeoutMs?: number;
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly maxOutputBytes?: number;
+  /** Bytes fed to the command's standard input (stateless `exec` only). */
+  readonly stdin?: string | Uint8Array;
+}
+
+/** What a command did. A non-zero exit code is data, never an exception. */
+export interface ExecResult {
+  /** stdout and stderr interleaved as written, decoded as UTF-8 (invalid bytes become U+FFFD). */
+  readonly output: string;
+  /** Exit code; 128+N when killed by signal N; null when the command timed out. */
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  /** Present when the output was longer than the cap: head and tail were kept. */
+  readonly truncated?: { readonly originalBytes: number };
+  readonly durationMs: number;
+  /** The shell was restarted after this command (timeout or the shell exited); its variables are gone. */
+  readonly sessionRestarted?: boolean;
+}
+
+/** A change of the sandbox's file system against its pristine image. */
+export interface FileChange {
+  readonly path: string;
+  readonly kind: 'added' | 'modified' | 'deleted';
+  readonly type: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+/** A persistent shell: working directory, variables and functions survive between commands. */
+export interface ShellSession {
+  run(command: string, options?: Omit<ExecOptions, 'stdin' | 'env' | 'cwd'>): Promise<ExecResult>;
+  /** Working directory after the last command. */
+  readonly cwd: string;
+  close(): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly id: string;
+  readonly provider: string;
+  /** Runs one command in a fresh process tree (no shell state), with `bash -c`. */
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** The sandbox's main persistent shell, started with the sandbox. */
+  session(): ShellSession;
+  /** Opens an additional persistent shell on the same file system. */
+  openSession(): Promise<ShellSession>;
+  readFile(path: string): Promise<Uint8Array>;
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  /** Back to the pristine image: every process is killed, every file change is dropped. */
+  reset(): Promise<void>;
+  /** Added, modified and deleted paths against the pristine image, sorted by path. */
+  diff(): Promise<FileChange[]>;
+  /** Memory and process figures, for benchmarks and diagnostics. */
+  stats(): Promise<SandboxStats>;
+  close(): Promise<void>;
+}
+
+export interface SandboxStats {
+  /** Proportional set size of all processes of the sandbox, bytes. */
+  readonly memoryBytes: number;
+  readonly processes: number;
+  /** Bytes used in the writable layer. */
+  readonly diskBytes: number;
+}
+
+/** What a provider can and cannot enforce on this machine. */
+export interface ProviderCheck {
+  readonly ok: boolean;
+  readonly items: readonly CheckItem[];
+}
+
+export interface CheckItem {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  /** The command that fixes a missing piece. */
+  readonly fix?: string;
+  /** A missing piece that only weakens guarantees (a warning), rather than preventing use. */
+  readonly optional?: boolean;
+}
+
+export interface SandboxProvider {
+  readonly id: string;
+  create(spec?: SandboxSpec): Promise<Sandbox>;
+  check(): Promise<ProviderCheck>;
+  /** Closes every sandbox of this provider and its helpers. */
+  close(): Promise<void>;
+}
