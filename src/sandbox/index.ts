@@ -3,3 +3,4 @@ export * from './cgroups.js';
 export * from './exit-cleanup.js';
 export * from './output-buffer.js';
 export * from './sandbox.js';
+export * from './provider-registry.js';

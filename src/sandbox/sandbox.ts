@@ -108,6 +108,8 @@ export interface Sandbox {
 export interface SandboxStats {
   /** Proportional set size of all processes of the sandbox, bytes. */
   readonly memoryBytes: number;
+  /** Resident set size of all processes of the sandbox, bytes (counts shared pages fully). */
+  readonly rssBytes: number;
   readonly processes: number;
   /** Bytes used in the writable layer. */
   readonly diskBytes: number;

@@ -20,6 +20,8 @@ export interface BoxProcess {
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
+  /** The last lines bwrap or the command wrote to stderr, once the process has exited. */
+  stderrText(): Promise<string>;
   /** Resolves with the exit code (128+N for signal N) when the tree is gone. */
   readonly exited: Promise<number>;
   kill(): void;
@@ -75,9 +77,12 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
     throw new SandboxError('SANDBOX_START_FAILED', `cannot place the sandbox in its cgroup: ${(error as Error).message}`);
   }
   block.end('1');
-  info.destroy();
-  child.stderr!.off('data', onStderr);
+  info.resume();
   return {
+    stderrText: async () => {
+      await exited;
+      return stderr;
+    },
     child,
     stdin: child.stdin!,
     stdout: child.stdout!,

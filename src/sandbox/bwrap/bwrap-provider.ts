@@ -99,6 +99,7 @@ export class BwrapProvider implements SandboxProvider {
     }
     const cwd = spec.cwd ?? '/';
     if (!isAbsolute(cwd)) throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
+    let created: BwrapSandbox | undefined;
     const sandbox = await BwrapSandbox.create(id, {
       helper,
       dir: join(runtimeDir(), this.#owner, id),
@@ -111,8 +112,11 @@ export class BwrapProvider implements SandboxProvider {
       timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       label: `${this.#owner}.${id}${spec.label ? `.${spec.label}` : ''}`,
-      onClose: () => this.#sandboxes.delete(sandbox),
+      onClose: () => {
+        if (created) this.#sandboxes.delete(created);
+      },
     });
+    created = sandbox;
     this.#sandboxes.add(sandbox);
     return sandbox;
   }

@@ -236,9 +236,14 @@ export class BwrapSandbox implements Sandbox {
   async stats(): Promise<SandboxStats> {
     const pids = this.#config.cgroup?.pids() ?? this.#treePids();
     let memoryBytes = 0;
-    for (const pid of pids) memoryBytes += pssBytes(pid);
+    let rssBytes = 0;
+    for (const pid of pids) {
+      const memory = processMemory(pid);
+      memoryBytes += memory.pss;
+      rssBytes += memory.rss;
+    }
     const diskBytes = await this.#config.helper.usage(this.#config.dir);
-    return { memoryBytes, processes: pids.length, diskBytes };
+    return { memoryBytes, rssBytes, processes: pids.length, diskBytes };
   }
 
   #treePids(): number[] {
@@ -285,12 +290,13 @@ function closed(stream: NodeJS.ReadableStream): Promise<void> {
   });
 }
 
-function pssBytes(pid: number): number {
+function processMemory(pid: number): { pss: number; rss: number } {
   try {
     const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0) * 1024;
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+    return { pss: field('Pss'), rss: field('Rss') };
   } catch {
-    return 0;
+    return { pss: 0, rss: 0 };
   }
 }
 

@@ -78,7 +78,12 @@ export class BashSession implements ShellSession {
     const ready = await this.#send(cd, this.#options.timeoutMs, 4096);
     if (ready.exitCode === null || ready.sessionRestarted) {
       box.kill();
-      throw new SandboxError('SANDBOX_START_FAILED', `the sandbox shell did not start: ${ready.output.trim() || 'no output'}`);
+      const why = ready.timedOut ? `no answer within ${this.#options.timeoutMs} ms` : `exit ${ready.exitCode}`;
+      const stderr = await box.stderrText();
+      throw new SandboxError(
+        'SANDBOX_START_FAILED',
+        `the sandbox shell did not start (${why}): ${(stderr || ready.output).trim().split('\n').pop() || 'no output'}`,
+      );
     }
   }
 

@@ -1,0 +1,16 @@
+import { IntercodeError } from '../core/errors.js';
+import { EXIT } from './exit-codes.js';
+
+const UNAVAILABLE = new Set(['SANDBOX_UNAVAILABLE', 'SANDBOX_START_FAILED', 'SANDBOX_HELPER_FAILED']);
+
+/** Turns any error into one line on stderr and the matching exit code; stack traces only with INTERCODE_DEBUG. */
+export function reportError(error: unknown): number {
+  if (process.env.INTERCODE_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+  if (IntercodeError.isInstance(error)) {
+    process.stderr.write(`intercode: ${error.message}\n`);
+    return UNAVAILABLE.has(error.code) ? EXIT.unavailable : EXIT.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`intercode: internal error: ${message.split('\n')[0]} (set INTERCODE_DEBUG=1 for details)\n`);
+  return EXIT.usage;
+}

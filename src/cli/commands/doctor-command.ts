@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { type CheckGroup, environmentChecks, nodeCheck } from '../../harness/doctor/machine-checks.js';
+import { createProviderRegistry } from '../../sandbox/provider-registry.js';
+import { EXIT } from '../exit-codes.js';
+
+function render(groups: readonly CheckGroup[], ready: boolean): string {
+  const lines: string[] = [];
+  for (const group of groups) {
+    lines.push(group.title);
+    const width = Math.max(...group.items.map((item) => item.name.length));
+    for (const item of group.items) {
+      const mark = item.ok ? 'ok ' : item.optional ? 'warn' : 'MISSING';
+      lines.push(`  ${mark.padEnd(7)} ${item.name.padEnd(width)}  ${item.detail}`);
+      if (!item.ok && item.fix) lines.push(`  ${''.padEnd(7)} ${''.padEnd(width)}  fix: ${item.fix}`);
+    }
+    lines.push('');
+  }
+  lines.push(
+    ready
+      ? 'The default environment (bash on bwrap, host image) can run here.'
+      : 'The default environment cannot run here: install what is marked MISSING above.',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description('what this machine can run, and the command that fixes each missing piece')
+    .option('--json', 'print the checks as JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const bwrap = await createProviderRegistry().get('bwrap')().check();
+      const groups: CheckGroup[] = [
+        { title: 'Runtime', required: true, items: [nodeCheck()] },
+        { title: 'Sandbox backend: bwrap (default)', required: true, items: bwrap.items },
+        { title: 'Environments', required: false, items: await environmentChecks() },
+      ];
+      const ready = groups.every((group) => !group.required || group.items.every((item) => item.ok || item.optional));
+      if (flags.json) process.stdout.write(`${JSON.stringify({ ready, groups }, null, 2)}\n`);
+      else process.stdout.write(render(groups, ready));
+      process.exitCode = ready ? EXIT.ok : EXIT.unavailable;
+    });
+}

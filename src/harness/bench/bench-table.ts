@@ -1,0 +1,30 @@
+import type { BenchFigure } from './bench-figure.js';
+
+function format(value: number): string {
+  if (!Number.isFinite(value)) return '-';
+  if (Math.abs(value) >= 100) return value.toFixed(0);
+  if (Math.abs(value) >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+/** A plain-text table of figures, one row each, with the target and whether it was met. */
+export function benchTable(figures: readonly BenchFigure[]): string {
+  const header = ['backend', 'figure', 'n', 'p50', 'p95', 'unit', 'target', ''];
+  const rows = figures.map((item) => [
+    item.backend,
+    `${item.group}: ${item.name}`,
+    String(item.n),
+    format(item.p50),
+    format(item.p95),
+    item.unit,
+    item.target ? `${item.target.stat} ${item.target.op} ${item.target.value}` : '',
+    item.pass === undefined ? '' : item.pass ? 'ok' : 'MISSED',
+  ]);
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column >= 2 && column <= 4 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
