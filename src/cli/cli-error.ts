@@ -11,6 +11,8 @@ export function reportError(error: unknown): number {
     return UNAVAILABLE.has(error.code) ? EXIT.unavailable : EXIT.usage;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`intercode: internal error: ${message.split('\n')[0]} (set INTERCODE_DEBUG=1 for details)\n`);
+  process.stderr.write(
+    `intercode: internal error: ${message.split('\n')[0]} (set INTERCODE_DEBUG=1 for details)\n`,
+  );
   return EXIT.usage;
 }

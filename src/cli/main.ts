@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { reapAllNow } from '../sandbox/exit-cleanup.js';
 import { reportError } from './cli-error.js';
 import { registerBench } from './commands/bench-command.js';
+import { registerDatasets } from './commands/datasets-command.js';
 import { registerDoctor } from './commands/doctor-command.js';
 import { registerExec } from './commands/exec-command.js';
+import { registerPlay } from './commands/play-command.js';
+import { registerReport } from './commands/report-command.js';
+import { registerRun } from './commands/run-command.js';
 import { EXIT } from './exit-codes.js';
+import { installInterruptHandlers } from './interrupt.js';
 
 function packageVersion(): string {
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
@@ -20,23 +24,20 @@ export function createProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`intercode: ${text.replace(/^error: /, '')}`) });
+  registerRun(program);
+  registerPlay(program);
+  registerReport(program);
   registerExec(program);
   registerDoctor(program);
   registerBench(program);
+  registerDatasets(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
 
-function onInterrupt(): void {
-  reapAllNow();
-  process.stderr.write('\nintercode: interrupted; every sandbox was stopped\n');
-  process.exit(EXIT.interrupted);
-}
-
 /** Entry point of `bin/intercode`. */
 export async function runCli(argv: readonly string[]): Promise<void> {
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
+  installInterruptHandlers();
   try {
     await createProgram().parseAsync([...argv], { from: 'user' });
   } catch (error) {

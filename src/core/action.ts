@@ -42,7 +42,10 @@ export function toAction(action: Action | string): Action {
     case 'skip':
       return action;
     default:
-      throw new EnvError('ENV_INVALID_ACTION', `unknown action type: ${JSON.stringify((action as { type?: unknown })?.type)}`);
+      throw new EnvError(
+        'ENV_INVALID_ACTION',
+        `unknown action type: ${JSON.stringify((action as { type?: unknown })?.type)}`,
+      );
   }
 }
 

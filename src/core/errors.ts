@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'DATASET_UNKNOWN'
   | 'DATASET_INVALID'
   | 'DATASET_DOWNLOAD'
+  | 'DATASET_UNAVAILABLE'
   | 'USAGE';
 
 const marker = Symbol.for('intercode.error');

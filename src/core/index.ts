@@ -1,6 +1,7 @@
 export * from './action.js';
+export * from './atomic-write.js';
 export type * from './env.js';
 export * from './errors.js';
 export * from './registry.js';
+export type * from './task.js';
 export * from './time-limit.js';
-export * from './atomic-write.js';

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache-dir.js';
 
@@ -62,7 +73,9 @@ function etcEntries(): string[] {
     return [];
   }
   return names
-    .filter((name) => ETC_ALLOWED.includes(name) || ETC_ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix)))
+    .filter(
+      (name) => ETC_ALLOWED.includes(name) || ETC_ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix)),
+    )
     .sort();
 }
 
@@ -99,7 +112,21 @@ export function prepareHostImage(): HostImage {
   const staging = join(building, 'root');
   rmSync(building, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true, mode: 0o755 });
-  for (const name of ['etc', 'root', 'home', 'run', 'mnt', 'opt', 'srv', 'var', 'var/tmp', 'var/log', 'proc', 'dev', 'sys']) {
+  for (const name of [
+    'etc',
+    'root',
+    'home',
+    'run',
+    'mnt',
+    'opt',
+    'srv',
+    'var',
+    'var/tmp',
+    'var/log',
+    'proc',
+    'dev',
+    'sys',
+  ]) {
     mkdirSync(join(staging, name), { recursive: true, mode: 0o755 });
   }
   mkdirSync(join(staging, 'tmp'), { mode: 0o1777 });
@@ -124,7 +151,8 @@ export function prepareHostImage(): HostImage {
   for (const [name, text] of Object.entries(SYNTHETIC_ETC)) {
     writeFileSync(join(staging, 'etc', name), text, { mode: 0o644 });
   }
-  if (!existsSync(join(staging, 'etc', 'mtab'))) symlinkSync('/proc/self/mounts', join(staging, 'etc', 'mtab'));
+  if (!existsSync(join(staging, 'etc', 'mtab')))
+    symlinkSync('/proc/self/mounts', join(staging, 'etc', 'mtab'));
   writeFileSync(join(building, 'complete'), '');
   try {
     renameSync(building, dir);

@@ -2,5 +2,5 @@ export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
 export * from './exit-cleanup.js';
 export * from './output-buffer.js';
-export * from './sandbox.js';
 export * from './provider-registry.js';
+export * from './sandbox.js';

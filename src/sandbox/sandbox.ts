@@ -100,6 +100,16 @@ export interface Sandbox {
   reset(): Promise<void>;
   /** Added, modified and deleted paths against the pristine image, sorted by path. */
   diff(): Promise<FileChange[]>;
+  /**
+   * Content digests of paths: files by content, directories recursively (names and contents),
+   * symbolic links by their target, never followed; null for a path that does not exist.
+   */
+  digest(paths: readonly string[]): Promise<Record<string, string | null>>;
+  /**
+   * Writes the sandbox's changes against its image into `directory`, as a layer that `layers`
+   * of a later spec can stack on the same image (how task file systems are built and cached).
+   */
+  snapshot(directory: string): Promise<void>;
   /** Memory and process figures, for benchmarks and diagnostics. */
   stats(): Promise<SandboxStats>;
   close(): Promise<void>;

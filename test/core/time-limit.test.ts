@@ -14,9 +14,21 @@ class EchoEnv implements Env {
   async step(action: Parameters<Env['step']>[0]): Promise<StepResult> {
     const parsed = toAction(action);
     if (parsed.type === 'code') {
-      return { observation: obs(parsed.code), reward: 0, terminated: false, truncated: false, info: { admissible: true } };
+      return {
+        observation: obs(parsed.code),
+        reward: 0,
+        terminated: false,
+        truncated: false,
+        info: { admissible: true },
+      };
     }
-    return { observation: obs(''), reward: 1, terminated: true, truncated: false, info: { admissible: true } };
+    return {
+      observation: obs(''),
+      reward: 1,
+      terminated: true,
+      truncated: false,
+      info: { admissible: true },
+    };
   }
   async score(): Promise<Score> {
     return { value: 0 };

@@ -2,14 +2,19 @@ import { cpus, release } from 'node:os';
 import type { Command } from 'commander';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { UsageError } from '../../core/errors.js';
+import { resolveDataset } from '../../datasets/resolve-dataset.js';
+import { createEnvRegistry } from '../../envs/env-registry.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';
 import { benchTable } from '../../harness/bench/bench-table.js';
+import { runEnvBench } from '../../harness/bench/env-bench.js';
 import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { positiveInteger } from '../options.js';
 
 interface BenchFlags {
   json?: string;
+  only?: string;
+  bashDataset: string;
   backend: string;
   samples: number;
   concurrent: number;
@@ -21,29 +26,65 @@ export function registerBench(program: Command): void {
     .description('measure sandbox performance (p50/p95) and check it against the targets')
     .option('--json <file>', 'also write the figures as JSON to this file')
     .option('--backend <list>', 'comma-separated sandbox backends', 'bwrap')
-    .option('--samples <n>', 'samples per slow figure (round trips take 10x)', positiveInteger('--samples'), 50)
+    .option(
+      '--samples <n>',
+      'samples per slow figure (round trips take 10x)',
+      positiveInteger('--samples'),
+      50,
+    )
     .option('--concurrent <n>', 'sandboxes started at once', positiveInteger('--concurrent'), 32)
+    .option('--only <groups>', 'comma-separated figure groups: sandbox, bash')
+    .option('--bash-dataset <id>', 'dataset of the Bash episode figures', 'demo/bash')
     .action(async (flags: BenchFlags) => {
       const registry = createProviderRegistry();
       const backends = flags.backend.split(',').map((name) => name.trim());
       for (const backend of backends) {
         if (!registry.has(backend)) throw new UsageError(`--backend: unknown backend "${backend}"`);
       }
+      const groups = new Set((flags.only ?? 'sandbox,bash').split(',').map((name) => name.trim()));
+      for (const group of groups) {
+        if (!['sandbox', 'bash'].includes(group))
+          throw new UsageError(`--only: unknown group "${group}" (known: sandbox, bash)`);
+      }
       const started = new Date().toISOString();
       const figures: BenchFigure[] = [];
+      const envs = createEnvRegistry();
       for (const backend of backends) {
         const provider = registry.get(backend)();
+        const onProgress = (message: string) => {
+          if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2Kbench ${backend}: ${message}`);
+        };
         try {
-          figures.push(
-            ...(await runSandboxBench(provider, {
-              samples: flags.samples,
-              concurrent: flags.concurrent,
-              idle: 16,
-              onProgress: (message) => {
-                if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2Kbench ${backend}: ${message}`);
-              },
-            })),
-          );
+          if (groups.has('sandbox')) {
+            figures.push(
+              ...(await runSandboxBench(provider, {
+                samples: flags.samples,
+                concurrent: flags.concurrent,
+                idle: 16,
+                onProgress,
+              })),
+            );
+          }
+          if (groups.has('bash')) {
+            const dataset = await resolveDataset(flags.bashDataset, { env: 'bash' });
+            const bash = envs.get('bash');
+            figures.push(
+              ...(await runEnvBench({
+                backend,
+                group: `bash (${dataset.id})`,
+                tasks: dataset.tasks,
+                createEnv: () => bash.create({ dataset, provider }),
+                goldActions: bash.goldActions,
+                samples: flags.samples * 2,
+                concurrency: [1, 2],
+                targets: {
+                  episode: { op: '<=', value: 50, stat: 'p50' },
+                  throughput: { 2: { op: '>=', value: 20, stat: 'p50' } },
+                },
+                onProgress,
+              })),
+            );
+          }
         } finally {
           await provider.close();
           if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
@@ -51,7 +92,12 @@ export function registerBench(program: Command): void {
       }
       process.stdout.write(`${benchTable(figures)}\n`);
       if (flags.json) {
-        const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, kernel: release(), node: process.version };
+        const machine = {
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model,
+          kernel: release(),
+          node: process.version,
+        };
         writeFileAtomic(flags.json, `${JSON.stringify({ started, machine, figures }, null, 2)}\n`);
       }
       if (figures.some((item) => item.pass === false)) process.exitCode = 1;

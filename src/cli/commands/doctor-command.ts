@@ -35,7 +35,9 @@ export function registerDoctor(program: Command): void {
         { title: 'Sandbox backend: bwrap (default)', required: true, items: bwrap.items },
         { title: 'Environments', required: false, items: await environmentChecks() },
       ];
-      const ready = groups.every((group) => !group.required || group.items.every((item) => item.ok || item.optional));
+      const ready = groups.every(
+        (group) => !group.required || group.items.every((item) => item.ok || item.optional),
+      );
       if (flags.json) process.stdout.write(`${JSON.stringify({ ready, groups }, null, 2)}\n`);
       else process.stdout.write(render(groups, ready));
       process.exitCode = ready ? EXIT.ok : EXIT.unavailable;

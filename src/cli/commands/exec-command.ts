@@ -15,7 +15,9 @@ interface ExecFlags {
 /** Joins argv words into one shell command; a single word is taken as a whole shell command. */
 function toCommand(words: readonly string[]): string {
   if (words.length === 1) return words[0]!;
-  return words.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ');
+  return words
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`))
+    .join(' ');
 }
 
 export function registerExec(program: Command): void {
@@ -25,8 +27,18 @@ export function registerExec(program: Command): void {
     .argument('<command...>', 'the command (after --); one argument is run as a shell command line')
     .option('--image <image>', 'image: host, or dir:/path/to/rootfs', 'host')
     .option('--backend <backend>', 'sandbox backend', 'bwrap')
-    .option('--timeout <seconds>', 'time limit; the whole process tree is killed after it', positiveNumber('--timeout'), 10)
-    .option('--max-output <bytes>', 'output cap (head and tail are kept)', positiveInteger('--max-output'), DEFAULT_MAX_OUTPUT_BYTES)
+    .option(
+      '--timeout <seconds>',
+      'time limit; the whole process tree is killed after it',
+      positiveNumber('--timeout'),
+      10,
+    )
+    .option(
+      '--max-output <bytes>',
+      'output cap (head and tail are kept)',
+      positiveInteger('--max-output'),
+      DEFAULT_MAX_OUTPUT_BYTES,
+    )
     .option('--memory <MiB>', 'memory limit', positiveInteger('--memory'))
     .option('--cwd <dir>', 'working directory inside the sandbox', '/')
     .action(async (words: string[], flags: ExecFlags) => {
@@ -42,10 +54,14 @@ export function registerExec(program: Command): void {
         const result = await sandbox.session().run(toCommand(words));
         process.stdout.write(result.output);
         if (result.truncated) {
-          process.stderr.write(`intercode: output truncated: ${result.truncated.originalBytes} bytes in total\n`);
+          process.stderr.write(
+            `intercode: output truncated: ${result.truncated.originalBytes} bytes in total\n`,
+          );
         }
         if (result.timedOut) {
-          process.stderr.write(`intercode: timed out after ${flags.timeout} s; the process tree was killed\n`);
+          process.stderr.write(
+            `intercode: timed out after ${flags.timeout} s; the process tree was killed\n`,
+          );
           process.exitCode = 124;
         } else {
           process.exitCode = result.exitCode ?? 1;

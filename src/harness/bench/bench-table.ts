@@ -1,3 +1,4 @@
+import { formatTable } from '../format-table.js';
 import type { BenchFigure } from './bench-figure.js';
 
 function format(value: number): string {
@@ -9,10 +10,10 @@ function format(value: number): string {
 
 /** A plain-text table of figures, one row each, with the target and whether it was met. */
 export function benchTable(figures: readonly BenchFigure[]): string {
-  const header = ['backend', 'figure', 'n', 'p50', 'p95', 'unit', 'target', ''];
+  const header = ['figure', 'backend', 'n', 'p50', 'p95', 'unit', 'target', ''];
   const rows = figures.map((item) => [
-    item.backend,
     `${item.group}: ${item.name}`,
+    item.backend,
     String(item.n),
     format(item.p50),
     format(item.p95),
@@ -20,11 +21,5 @@ export function benchTable(figures: readonly BenchFigure[]): string {
     item.target ? `${item.target.stat} ${item.target.op} ${item.target.value}` : '',
     item.pass === undefined ? '' : item.pass ? 'ok' : 'MISSED',
   ]);
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => (column >= 2 && column <= 4 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+  return formatTable(header, rows);
 }

@@ -20,7 +20,10 @@ async function time(action: () => Promise<unknown>): Promise<number> {
 }
 
 /** Sandbox-level figures of one backend: create, round trips, exec, reset, idle memory, concurrency. */
-export async function runSandboxBench(provider: SandboxProvider, options: SandboxBenchOptions): Promise<BenchFigure[]> {
+export async function runSandboxBench(
+  provider: SandboxProvider,
+  options: SandboxBenchOptions,
+): Promise<BenchFigure[]> {
   const backend = provider.id;
   const group = 'sandbox';
   const progress = options.onProgress ?? (() => {});
@@ -41,7 +44,18 @@ export async function runSandboxBench(provider: SandboxProvider, options: Sandbo
     );
     await created?.close();
   }
-  figures.push(figure({ backend, group, name: 'create (shell ready)', unit: 'ms', target: { op: '<=', value: 40, stat: 'p50' } }, create));
+  figures.push(
+    figure(
+      {
+        backend,
+        group,
+        name: 'create (shell ready)',
+        unit: 'ms',
+        target: { op: '<=', value: 40, stat: 'p50' },
+      },
+      create,
+    ),
+  );
 
   const session = sandbox.session();
   for (const [name, command, target] of [
@@ -53,7 +67,13 @@ export async function runSandboxBench(provider: SandboxProvider, options: Sandbo
     for (let i = 0; i < options.samples * 10; i += 1) samples.push(await time(() => session.run(command)));
     figures.push(
       figure(
-        { backend, group, name, unit: 'ms', ...(target ? { target: { op: '<=' as const, value: target, stat: 'p50' as const } } : {}) },
+        {
+          backend,
+          group,
+          name,
+          unit: 'ms',
+          ...(target ? { target: { op: '<=' as const, value: target, stat: 'p50' as const } } : {}),
+        },
         samples,
       ),
     );
@@ -70,7 +90,18 @@ export async function runSandboxBench(provider: SandboxProvider, options: Sandbo
     await session.run('mkdir -p /work && echo data > /work/f && rm -f /etc/hostname && sleep 60 &');
     reset.push(await time(() => sandbox.reset()));
   }
-  figures.push(figure({ backend, group, name: 'reset (changes dropped, shell ready)', unit: 'ms', target: { op: '<=', value: 30, stat: 'p50' } }, reset));
+  figures.push(
+    figure(
+      {
+        backend,
+        group,
+        name: 'reset (changes dropped, shell ready)',
+        unit: 'ms',
+        target: { op: '<=', value: 30, stat: 'p50' },
+      },
+      reset,
+    ),
+  );
   await sandbox.close();
 
   progress('idle memory');
@@ -84,8 +115,24 @@ export async function runSandboxBench(provider: SandboxProvider, options: Sandbo
     resident.push(stats.rssBytes / MiB);
   }
   await Promise.all(idle.map((box) => box.close()));
-  figures.push(figure({ backend, group, name: 'memory per idle sandbox (PSS, with shell)', unit: 'MiB', target: { op: '<=', value: 6, stat: 'max' } }, memory));
-  figures.push(figure({ backend, group, name: 'memory per idle sandbox (RSS, shared pages counted fully)', unit: 'MiB' }, resident));
+  figures.push(
+    figure(
+      {
+        backend,
+        group,
+        name: 'memory per idle sandbox (PSS, with shell)',
+        unit: 'MiB',
+        target: { op: '<=', value: 6, stat: 'max' },
+      },
+      memory,
+    ),
+  );
+  figures.push(
+    figure(
+      { backend, group, name: 'memory per idle sandbox (RSS, shared pages counted fully)', unit: 'MiB' },
+      resident,
+    ),
+  );
 
   progress(`${options.concurrent} concurrent sandboxes`);
   let failures = 0;
@@ -106,7 +153,22 @@ export async function runSandboxBench(provider: SandboxProvider, options: Sandbo
       }),
     );
   });
-  figures.push(figure({ backend, group, name: `${options.concurrent} concurrent sandboxes: failures`, unit: 'count', target: { op: '<=', value: 0, stat: 'max' } }, [failures]));
-  figures.push(figure({ backend, group, name: `${options.concurrent} concurrent sandboxes: wall time`, unit: 'ms' }, [wall]));
+  figures.push(
+    figure(
+      {
+        backend,
+        group,
+        name: `${options.concurrent} concurrent sandboxes: failures`,
+        unit: 'count',
+        target: { op: '<=', value: 0, stat: 'max' },
+      },
+      [failures],
+    ),
+  );
+  figures.push(
+    figure({ backend, group, name: `${options.concurrent} concurrent sandboxes: wall time`, unit: 'ms' }, [
+      wall,
+    ]),
+  );
   return figures;
 }

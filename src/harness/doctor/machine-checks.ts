@@ -11,7 +11,11 @@ export interface CheckGroup {
 
 function version(command: string, args: string[]): string | null {
   try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 })
+    return execFileSync(command, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 10_000,
+    })
       .trim()
       .split('\n')[0]!;
   } catch {

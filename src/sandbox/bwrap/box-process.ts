@@ -34,7 +34,18 @@ export interface BoxProcess {
 export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
   const nsenter = ['--target', String(launch.helperPid), '--mount'];
   if (launch.userNamespace) nsenter.push('--user', '--preserve-credentials');
-  const args = [...nsenter, '--', 'bwrap', ...launch.bwrapArgs, '--info-fd', '3', '--block-fd', '4', '--', ...launch.command];
+  const args = [
+    ...nsenter,
+    '--',
+    'bwrap',
+    ...launch.bwrapArgs,
+    '--info-fd',
+    '3',
+    '--block-fd',
+    '4',
+    '--',
+    ...launch.command,
+  ];
   const child = spawn('nsenter', args, { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
   const exited = new Promise<number>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
@@ -74,7 +85,10 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
     }
   } catch (error) {
     child.kill('SIGKILL');
-    throw new SandboxError('SANDBOX_START_FAILED', `cannot place the sandbox in its cgroup: ${(error as Error).message}`);
+    throw new SandboxError(
+      'SANDBOX_START_FAILED',
+      `cannot place the sandbox in its cgroup: ${(error as Error).message}`,
+    );
   }
   block.end('1');
   info.resume();
@@ -94,7 +108,17 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
   };
 }
 
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15, SIGXCPU: 24, SIGXFSZ: 25 };
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGPIPE: 13,
+  SIGTERM: 15,
+  SIGXCPU: 24,
+  SIGXFSZ: 25,
+};
 
 function signalNumber(signal: NodeJS.Signals | null): number {
   return signal ? (SIGNALS[signal] ?? 0) : 0;

@@ -5,7 +5,11 @@ import type { CheckItem, ProviderCheck } from '../sandbox.js';
 
 function run(command: string, args: string[]): string | null {
   try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 }).trim();
+    return execFileSync(command, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 10_000,
+    }).trim();
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
@@ -74,15 +74,22 @@ export class BwrapProvider implements SandboxProvider {
     if (image.startsWith('dir:')) {
       const path = image.slice(4);
       checkLayerPath(path);
-      if (!existsSync(path)) throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${path}`);
+      if (!existsSync(path))
+        throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${path}`);
       return { lowers: [...layers, path], binds: [] };
     }
-    throw new SandboxError('SANDBOX_INVALID_SPEC', `unknown image "${image}" (known: host, dir:/path/to/rootfs)`);
+    throw new SandboxError(
+      'SANDBOX_INVALID_SPEC',
+      `unknown image "${image}" (known: host, dir:/path/to/rootfs)`,
+    );
   }
 
   async create(spec: SandboxSpec = {}): Promise<Sandbox> {
     if (spec.network !== undefined && spec.network !== 'none') {
-      throw new SandboxError('SANDBOX_INVALID_SPEC', `network "${spec.network}" is not supported: sandboxes have no network`);
+      throw new SandboxError(
+        'SANDBOX_INVALID_SPEC',
+        `network "${spec.network}" is not supported: sandboxes have no network`,
+      );
     }
     const layout = this.#image(spec);
     const helper = await this.#startHelper();
@@ -98,7 +105,8 @@ export class BwrapProvider implements SandboxProvider {
       );
     }
     const cwd = spec.cwd ?? '/';
-    if (!isAbsolute(cwd)) throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
+    if (!isAbsolute(cwd))
+      throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
     let created: BwrapSandbox | undefined;
     const sandbox = await BwrapSandbox.create(id, {
       helper,
@@ -137,11 +145,21 @@ export class BwrapProvider implements SandboxProvider {
     this.#helperInstance = undefined;
     if (helper) await (await helper.catch(() => undefined))?.close();
     this.#untrack?.();
+    removeEmptyDir(join(runtimeDir(), this.#owner));
   }
 
   #closeSync(): void {
     for (const sandbox of this.#sandboxes) sandbox.closeSync();
     this.#helperInstance?.killSync();
+  }
+}
+
+/** Removes the owner's runtime directory once its last sandbox is gone; another provider may still use it. */
+function removeEmptyDir(path: string): void {
+  try {
+    rmdirSync(path);
+  } catch {
+    // Not empty (another provider of this process has sandboxes) or already gone.
   }
 }
 
@@ -156,7 +174,11 @@ function checkLayerPath(path: string): void {
 
 function IntercodeSandboxStart(error: unknown): Error {
   if (error instanceof SandboxError) return error;
-  return new SandboxError('SANDBOX_UNAVAILABLE', `cannot start the bwrap provider: ${(error as Error).message}`, {
-    cause: error,
-  });
+  return new SandboxError(
+    'SANDBOX_UNAVAILABLE',
+    `cannot start the bwrap provider: ${(error as Error).message}`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -106,8 +106,13 @@ export class BwrapSandbox implements Sandbox {
     return lines.map((line) => `${line} 2>/dev/null`).join('; ');
   }
 
-  #launch(command: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): Promise<BoxProcess> {
-    if (this.#closed) return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+  #launch(
+    command: readonly string[],
+    cwd: string,
+    env: Readonly<Record<string, string>> = {},
+  ): Promise<BoxProcess> {
+    if (this.#closed)
+      return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
     return startBox({
       helperPid: this.#config.helper.pid,
       userNamespace: this.#config.helper.userNamespace,
@@ -146,7 +151,13 @@ export class BwrapSandbox implements Sandbox {
   async #run(
     command: readonly string[],
     options: ExecOptions & { mergeStderr: boolean; maxBytes: number },
-  ): Promise<{ stdout: OutputBuffer; stderr: string; exitCode: number; timedOut: boolean; durationMs: number }> {
+  ): Promise<{
+    stdout: OutputBuffer;
+    stderr: string;
+    exitCode: number;
+    timedOut: boolean;
+    durationMs: number;
+  }> {
     const started = performance.now();
     const box = await this.#launch(command, options.cwd ?? this.#config.cwd, options.env ?? {});
     const stdout = new OutputBuffer(options.maxBytes);
@@ -171,11 +182,14 @@ export class BwrapSandbox implements Sandbox {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const script = `${this.#prelude()}; eval "$1" 2>&1`;
-    const result = await this.#run(['bash', '--norc', '--noprofile', '-c', script, 'intercode-exec', command], {
-      ...options,
-      mergeStderr: true,
-      maxBytes: options.maxOutputBytes ?? this.#config.maxOutputBytes,
-    });
+    const result = await this.#run(
+      ['bash', '--norc', '--noprofile', '-c', script, 'intercode-exec', command],
+      {
+        ...options,
+        mergeStderr: true,
+        maxBytes: options.maxOutputBytes ?? this.#config.maxOutputBytes,
+      },
+    );
     const { text, truncated } = result.stdout.result();
     return {
       output: text,
@@ -187,9 +201,15 @@ export class BwrapSandbox implements Sandbox {
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    const result = await this.#run(['cat', '--', path], { mergeStderr: false, maxBytes: 2 * (MAX_READ_BYTES + 1) });
+    const result = await this.#run(['cat', '--', path], {
+      mergeStderr: false,
+      maxBytes: 2 * (MAX_READ_BYTES + 1),
+    });
     if (result.exitCode !== 0 || result.timedOut) {
-      throw new SandboxError('SANDBOX_IO', `cannot read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`);
+      throw new SandboxError(
+        'SANDBOX_IO',
+        `cannot read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
+      );
     }
     if (result.stdout.totalBytes > MAX_READ_BYTES) {
       throw new SandboxError('SANDBOX_IO', `cannot read ${path}: larger than ${MAX_READ_BYTES} bytes`);
@@ -205,7 +225,10 @@ export class BwrapSandbox implements Sandbox {
       maxBytes: 4096,
     });
     if (result.exitCode !== 0 || result.timedOut) {
-      throw new SandboxError('SANDBOX_IO', `cannot write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`);
+      throw new SandboxError(
+        'SANDBOX_IO',
+        `cannot write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
+      );
     }
   }
 
@@ -229,8 +252,20 @@ export class BwrapSandbox implements Sandbox {
   }
 
   diff(): Promise<FileChange[]> {
-    if (this.#closed) return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    if (this.#closed)
+      return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
     return this.#config.helper.diff(this.#config.dir, this.#config.lowers);
+  }
+
+  digest(paths: readonly string[]): Promise<Record<string, string | null>> {
+    if (this.#closed)
+      return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    return this.#config.helper.digest(this.#config.dir, paths);
+  }
+
+  async snapshot(directory: string): Promise<void> {
+    if (this.#closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
+    await this.#config.helper.snapshot(this.#config.dir, directory);
   }
 
   async stats(): Promise<SandboxStats> {
@@ -247,7 +282,9 @@ export class BwrapSandbox implements Sandbox {
   }
 
   #treePids(): number[] {
-    const roots = [...this.#boxes].map((box) => box.child.pid).filter((pid): pid is number => pid !== undefined);
+    const roots = [...this.#boxes]
+      .map((box) => box.child.pid)
+      .filter((pid): pid is number => pid !== undefined);
     const all: number[] = [];
     const visit = (pid: number) => {
       all.push(pid);
@@ -293,7 +330,8 @@ function closed(stream: NodeJS.ReadableStream): Promise<void> {
 function processMemory(pid: number): { pss: number; rss: number } {
   try {
     const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+    const field = (name: string) =>
+      Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
     return { pss: field('Pss'), rss: field('Rss') };
   } catch {
     return { pss: 0, rss: 0 };

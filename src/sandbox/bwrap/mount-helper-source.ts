@@ -161,6 +161,52 @@ def diff_box(d, lowers):
     walk('')
     return out
 
+def snapshot_box(d, dest):
+    # cp -a keeps whiteouts (character devices), opaque markers (trusted xattrs), owners and times.
+    import subprocess
+    upper = os.path.join(d, 't', 'upper')
+    os.makedirs(dest, exist_ok=True)
+    subprocess.run(['cp', '-a', '--preserve=all', upper + '/.', dest], check=True, capture_output=True)
+
+def digest_entry(path):
+    import hashlib
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return 'link:' + os.readlink(path)
+    if stat.S_ISREG(st.st_mode):
+        h = hashlib.md5()
+        with open(path, 'rb', opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as fh:
+            for block in iter(lambda: fh.read(1 << 20), b''):
+                h.update(block)
+        return 'file:' + h.hexdigest()
+    if stat.S_ISDIR(st.st_mode):
+        h = hashlib.md5()
+        for e in sorted(os.scandir(path), key=lambda e: e.name):
+            h.update((e.name + '\0' + digest_entry(os.path.join(path, e.name)) + '\n').encode('utf-8', 'surrogateescape'))
+        return 'dir:' + h.hexdigest()
+    return 'other:%o' % stat.S_IFMT(st.st_mode)
+
+def digest_box(d, paths):
+    root = os.path.join(d, 'root')
+    out = {}
+    for p in paths:
+        rel = os.path.normpath('/' + p).lstrip('/')
+        cur = root
+        ok = True
+        # Walk component by component without following links, so nothing outside the sandbox is read.
+        for part in rel.split('/') if rel else []:
+            cur = os.path.join(cur, part)
+            try:
+                st = os.lstat(cur)
+            except OSError:
+                ok = False
+                break
+            if stat.S_ISLNK(st.st_mode) and cur != os.path.join(root, rel):
+                ok = False
+                break
+        out[p] = digest_entry(cur) if ok else None
+    return out
+
 def usage(d):
     s = os.statvfs(os.path.join(d, 't'))
     return (s.f_blocks - s.f_bfree) * s.f_frsize
@@ -179,6 +225,11 @@ def handle(req):
         return {}
     if op == 'diff':
         return {'changes': diff_box(req['dir'], req['lowers'])}
+    if op == 'snapshot':
+        snapshot_box(req['dir'], req['dest'])
+        return {}
+    if op == 'digest':
+        return {'digests': digest_box(req['dir'], req['paths'])}
     if op == 'usage':
         return {'bytes': usage(req['dir'])}
     if op == 'ping':

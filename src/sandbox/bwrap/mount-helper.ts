@@ -49,7 +49,17 @@ export class MountHelper {
     const root = process.getuid?.() === 0;
     const args = root
       ? ['--mount', '--propagation', 'private', '--', python, '-c', MOUNT_HELPER_SOURCE]
-      : ['--user', '--map-root-user', '--mount', '--propagation', 'private', '--', python, '-c', MOUNT_HELPER_SOURCE];
+      : [
+          '--user',
+          '--map-root-user',
+          '--mount',
+          '--propagation',
+          'private',
+          '--',
+          python,
+          '-c',
+          MOUNT_HELPER_SOURCE,
+        ];
     const child = spawn('unshare', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
@@ -99,7 +109,18 @@ export class MountHelper {
 
   async diff(dir: string, lowers: readonly string[]): Promise<FileChange[]> {
     const reply = await this.request({ op: 'diff', dir, lowers });
-    return reply.changes as FileChange[];
+    // The walk yields a directory's entries before the deletions found below an opaque directory,
+    // and `a/b` before `a-b`: sort by path as the contract says.
+    return (reply.changes as FileChange[]).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async snapshot(dir: string, dest: string): Promise<void> {
+    await this.request({ op: 'snapshot', dir, dest });
+  }
+
+  async digest(dir: string, paths: readonly string[]): Promise<Record<string, string | null>> {
+    const reply = await this.request({ op: 'digest', dir, paths });
+    return reply.digests as Record<string, string | null>;
   }
 
   async usage(dir: string): Promise<number> {

@@ -78,7 +78,9 @@ export class BashSession implements ShellSession {
     const ready = await this.#send(cd, this.#options.timeoutMs, 4096);
     if (ready.exitCode === null || ready.sessionRestarted) {
       box.kill();
-      const why = ready.timedOut ? `no answer within ${this.#options.timeoutMs} ms` : `exit ${ready.exitCode}`;
+      const why = ready.timedOut
+        ? `no answer within ${this.#options.timeoutMs} ms`
+        : `exit ${ready.exitCode}`;
       const stderr = await box.stderrText();
       throw new SandboxError(
         'SANDBOX_START_FAILED',
@@ -155,7 +157,10 @@ export class BashSession implements ShellSession {
         return;
       }
       running.output.push(data.subarray(0, at));
-      const [code, ...cwdParts] = data.subarray(at + running.nonce.length + 1, end).toString().split(':');
+      const [code, ...cwdParts] = data
+        .subarray(at + running.nonce.length + 1, end)
+        .toString()
+        .split(':');
       running.finish(Number(code), cwdParts.join(':'), false);
       return;
     }

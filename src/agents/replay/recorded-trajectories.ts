@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { DatasetError } from '../../core/errors.js';
+import type { Task } from '../../core/task.js';
+
+/** The actions of one recorded episode. */
+export interface RecordedEpisode {
+  readonly key: string;
+  readonly query?: string;
+  readonly actions: readonly string[];
+}
+
+function fail(path: string, why: string): never {
+  throw new DatasetError('DATASET_INVALID', `trajectory file ${path}: ${why}`);
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+    ? (value as string[])
+    : undefined;
+}
+
+/** One upstream entry: `turn_history.actions` (eval loops) or `trajectory[].action` (the env's own log). */
+function fromUpstream(key: string, entry: Record<string, unknown>): RecordedEpisode | undefined {
+  const query = typeof entry.query === 'string' ? entry.query : undefined;
+  const history = asRecord(entry.turn_history);
+  const actions = stringList(history?.actions);
+  if (actions) return { key: String(entry.task_id ?? key), ...(query ? { query } : {}), actions };
+  if (Array.isArray(entry.trajectory)) {
+    const list = entry.trajectory
+      .map((step) => asRecord(step)?.action)
+      .filter((action): action is string => typeof action === 'string');
+    return {
+      key: String(entry.query_idx ?? entry.task_id ?? key),
+      ...(query ? { query } : {}),
+      actions: list,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Reads recorded trajectories: the upstream `data/results` formats (an object keyed by task index,
+ * optionally wrapped as `{meta, logs}`; a single saved episode with `trajectory`) and this project's
+ * `episodes.jsonl`.
+ */
+export function readRecordedTrajectories(path: string): RecordedEpisode[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    fail(path, `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (path.endsWith('.jsonl')) {
+    const episodes: RecordedEpisode[] = [];
+    text.split('\n').forEach((line, number) => {
+      if (line.trim() === '') return;
+      let record: Record<string, unknown> | undefined;
+      try {
+        record = asRecord(JSON.parse(line));
+      } catch {
+        fail(path, `line ${number + 1} is not valid JSON`);
+      }
+      const turns = Array.isArray(record?.turns) ? record.turns : undefined;
+      if (!record || !turns) fail(path, `line ${number + 1} has no "turns"`);
+      episodes.push({
+        key: String(record.taskId ?? record.index ?? number),
+        ...(typeof record.query === 'string' ? { query: record.query } : {}),
+        actions: turns.map((turn) => String(asRecord(turn)?.action ?? '')),
+      });
+    });
+    return episodes;
+  }
+  let data: Record<string, unknown> | undefined;
+  try {
+    data = asRecord(JSON.parse(text));
+  } catch {
+    fail(path, 'is not valid JSON');
+  }
+  if (!data) fail(path, 'is not a JSON object');
+  const single = fromUpstream('0', data);
+  if (single) return [single];
+  const logs = asRecord(data.logs) ?? data;
+  const episodes: RecordedEpisode[] = [];
+  for (const [key, value] of Object.entries(logs)) {
+    const entry = asRecord(value);
+    const episode = entry && fromUpstream(key, entry);
+    if (episode) episodes.push(episode);
+  }
+  if (episodes.length === 0) fail(path, 'holds no recognisable episodes');
+  return episodes;
+}
+
+/** Finds a task's recorded episode: by its query text first, then by its id. */
+export function matchRecorded(episodes: readonly RecordedEpisode[], task: Task): RecordedEpisode | undefined {
+  return (
+    episodes.find((episode) => episode.query !== undefined && episode.query === task.query) ??
+    episodes.find((episode) => episode.key === task.id)
+  );
+}

@@ -1,0 +1,166 @@
+import { join } from 'node:path';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import type { Agent } from '../../agents/agent.js';
+import { GoldAgent } from '../../agents/gold-agent.js';
+import { HumanAgent } from '../../agents/human-agent.js';
+import { ReplayAgent } from '../../agents/replay/replay-agent.js';
+import { UsageError } from '../../core/errors.js';
+import type { Dataset } from '../../core/task.js';
+import { resolveDataset } from '../../datasets/resolve-dataset.js';
+import { createEnvRegistry, type EnvDefinition } from '../../envs/env-registry.js';
+import { formatTable } from '../../harness/format-table.js';
+import { metricsByGroup } from '../../harness/metrics.js';
+import { runBenchmark } from '../../harness/run-benchmark.js';
+import type { RunSummary } from '../../harness/run-summary.js';
+import { createProviderRegistry } from '../../sandbox/provider-registry.js';
+import { EXIT } from '../exit-codes.js';
+import { interruptSignal, stopGracefully } from '../interrupt.js';
+import { positiveInteger } from '../options.js';
+import { selectTasks } from '../task-selection.js';
+
+interface RunFlags {
+  env?: string;
+  agent: string;
+  tasks?: string;
+  concurrency: number;
+  out?: string;
+  backend: string;
+  image: string;
+  maxTurns: number;
+  trajectories?: string[];
+  resume?: boolean;
+  json?: boolean;
+}
+
+const AGENTS = ['gold', 'replay', 'human'] as const;
+
+function createAgent(flags: RunFlags, definition: EnvDefinition): Agent {
+  switch (flags.agent) {
+    case 'gold':
+      return new GoldAgent(definition.goldActions);
+    case 'replay':
+      if (!flags.trajectories?.length) throw new UsageError('--agent replay needs --trajectories FILE');
+      return new ReplayAgent(flags.trajectories);
+    case 'human':
+      return new HumanAgent();
+    default:
+      throw new UsageError(`--agent: unknown agent "${flags.agent}" (known: ${AGENTS.join(', ')})`);
+  }
+}
+
+function defaultOutDir(datasetId: string, agent: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const slug = datasetId.replace(/^.*\//, (match) => match.replaceAll('/', '-')).replace(/[^\w.-]+/g, '-');
+  return join('runs', `${slug}-${agent}-${stamp}`);
+}
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
+
+/** The table printed at the end of a run. */
+export function summaryTable(summary: RunSummary, byGroup: ReturnType<typeof metricsByGroup>): string {
+  const header = ['group', 'n', 'solved', 'success', 'mean reward', 'turns', 'error'];
+  const rows = [
+    [
+      'all',
+      String(summary.n),
+      String(summary.solved),
+      percent(summary.successRate),
+      summary.meanReward.toFixed(3),
+      summary.meanTurns.toFixed(2),
+      percent(summary.errorRate),
+    ],
+  ];
+  const groups = Object.entries(byGroup);
+  if (groups.length > 1) {
+    for (const [group, m] of groups) {
+      rows.push([
+        group,
+        String(m.n),
+        String(m.solved),
+        percent(m.successRate),
+        m.meanReward.toFixed(3),
+        m.meanTurns.toFixed(2),
+        percent(m.errorRate),
+      ]);
+    }
+  }
+  return formatTable(header, rows);
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('play a dataset with an agent and write episodes.jsonl and summary.json')
+    .argument('<dataset>', 'dataset id (see `intercode datasets`) or a .json/.jsonl task file')
+    .option('--env <env>', 'environment, needed for a task file (bash)')
+    .option('--agent <agent>', `agent: ${AGENTS.join(', ')}`, 'gold')
+    .option('--tasks <list>', 'task indices, e.g. 0-9,12')
+    .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
+    .option('--out <dir>', 'run directory (default: runs/<dataset>-<agent>-<time>)')
+    .option('--backend <backend>', 'sandbox backend', 'bwrap')
+    .option('--image <image>', 'sandbox image', 'host')
+    .option('--max-turns <n>', 'turns per episode', positiveInteger('--max-turns'), 10)
+    .option(
+      '--trajectories <file...>',
+      'recorded trajectories for --agent replay (upstream results or episodes.jsonl)',
+    )
+    .option('--resume', 'continue the run in --out, skipping the episodes it already has')
+    .option('--json', 'print the summary as JSON instead of a table')
+    .action(async (datasetArg: string, flags: RunFlags) => {
+      if (flags.resume && !flags.out) throw new UsageError('--resume needs --out DIR (the run to continue)');
+      const dataset: Dataset = await resolveDataset(datasetArg, { env: flags.env });
+      const envs = createEnvRegistry();
+      const definition = envs.get(dataset.env);
+      const tasks = selectTasks(dataset.tasks, flags.tasks, dataset.id);
+      const agent = createAgent(flags, definition);
+      if (flags.agent === 'human' && flags.concurrency > 1)
+        throw new UsageError('--agent human plays one episode at a time');
+      const providerFactory = createProviderRegistry().get(flags.backend);
+      const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
+      const provider = providerFactory();
+      const tty = process.stderr.isTTY && !flags.json && flags.agent !== 'human';
+      const bar = tty
+        ? new SingleBar({
+            format: 'intercode run {bar} {value}/{total} | solved {solved} | eta {eta_formatted}',
+            hideCursor: true,
+            stream: process.stderr,
+          })
+        : undefined;
+      let solved = 0;
+      stopGracefully();
+      try {
+        const result = await runBenchmark({
+          dataset,
+          tasks,
+          description: { dataset: dataset.id, env: dataset.env, agent: agent.name, backend: flags.backend },
+          createEnv: () => definition.create({ dataset, provider, image: flags.image }),
+          agent,
+          concurrency: flags.concurrency,
+          outDir,
+          resume: Boolean(flags.resume),
+          maxTurns: flags.maxTurns,
+          scoreEveryTurn: true,
+          signal: interruptSignal,
+          onStart: (total) => bar?.start(total, 0, { solved }),
+          onEpisode: (record) => {
+            if (record.success) solved += 1;
+            bar?.increment(1, { solved });
+          },
+        });
+        bar?.stop();
+        if (flags.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
+        else {
+          process.stdout.write(`${summaryTable(result.summary, metricsByGroup(result.episodes))}\n`);
+          process.stdout.write(`run directory: ${outDir}\n`);
+        }
+        if (result.interrupted) process.exitCode = EXIT.interrupted;
+      } finally {
+        bar?.stop();
+        if (agent instanceof HumanAgent) agent.close();
+        await provider.close();
+      }
+    });
+}

@@ -1,0 +1,11 @@
+export * from './builtin-file.js';
+export * from './dataset-registry.js';
+export type * from './dataset-spec.js';
+export * from './dataset-status.js';
+export * from './fetch-upstream-file.js';
+export * from './fetch-upstream-files.js';
+export * from './resolve-dataset.js';
+export * from './task-file.js';
+export * from './upstream-files.js';
+export * from './upstream-manifest.js';
+export * from './upstream-source.js';

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { DatasetError } from '../core/errors.js';
+import type { Registry } from '../core/registry.js';
+import type { Dataset } from '../core/task.js';
+import { createDatasetRegistry, knownDatasetIds } from './dataset-registry.js';
+import type { DatasetSpec } from './dataset-spec.js';
+import { loadTaskFile } from './task-file.js';
+
+export interface ResolveOptions {
+  /** The environment (`--env`): required for a task file, checked against a registered dataset's. */
+  readonly env?: string | undefined;
+  /** The registry to look ids up in; default: the built-in datasets. */
+  readonly registry?: Registry<DatasetSpec>;
+}
+
+/** A path rather than an id: a .json/.jsonl name, a relative or absolute path, or several folders deep. */
+function looksLikePath(value: string): boolean {
+  return (
+    /\.jsonl?$/i.test(value) || /^[./~]/.test(value) || value.includes('\\') || value.split('/').length > 2
+  );
+}
+
+/**
+ * Loads a dataset from a registered id (`nl2bash/fs1`, `demo/bash`) or from a user's JSON/JSONL task file
+ * given by path. Throws a one-line DatasetError for an unknown id (naming the known ids), a missing file,
+ * a task file without an environment, or an environment that does not match the dataset's.
+ */
+export async function resolveDataset(idOrPath: string, options: ResolveOptions = {}): Promise<Dataset> {
+  const registry = options.registry ?? createDatasetRegistry();
+  if (registry.has(idOrPath)) {
+    const spec = registry.get(idOrPath);
+    if (options.env !== undefined && options.env !== spec.env) {
+      throw new DatasetError(
+        'DATASET_INVALID',
+        `dataset ${spec.id} runs in the ${spec.env} environment, not ${options.env} (leave out --env)`,
+      );
+    }
+    return spec.load();
+  }
+  if (existsSync(idOrPath) || looksLikePath(idOrPath)) {
+    if (!existsSync(idOrPath))
+      throw new DatasetError('DATASET_UNKNOWN', `task file ${idOrPath} does not exist`);
+    if (!options.env) {
+      throw new DatasetError(
+        'DATASET_INVALID',
+        `task file ${idOrPath} needs an environment: pass --env (bash, sql, python or ctf)`,
+      );
+    }
+    return loadTaskFile(idOrPath, options.env);
+  }
+  throw new DatasetError(
+    'DATASET_UNKNOWN',
+    `unknown dataset "${idOrPath}" (known: ${knownDatasetIds(registry)}; or give the path of a .json or .jsonl task file)`,
+  );
+}

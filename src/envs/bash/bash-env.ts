@@ -1,0 +1,249 @@
+import { readFileSync } from 'node:fs';
+import type { Action } from '../../core/action.js';
+import { toAction } from '../../core/action.js';
+import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
+import { EnvError } from '../../core/errors.js';
+import type { Dataset, Task } from '../../core/task.js';
+import type { ExecResult, Sandbox, SandboxProvider } from '../../sandbox/sandbox.js';
+import { pickTask } from '../task-picker.js';
+import {
+  type GitChange,
+  gitStatusChanges,
+  parseTopLevelIgnore,
+  UPSTREAM_IGNORED,
+} from './git-status-changes.js';
+import { bashReward } from './reward/bash-reward.js';
+import { scriptLayer } from './script-layer.js';
+
+export interface BashEnvOptions {
+  readonly dataset: Dataset;
+  readonly provider: SandboxProvider;
+  /** Sandbox image under the task's file system, default `host`. */
+  readonly image?: string;
+  /** Time limit of one agent action (upstream: 10 s). */
+  readonly actionTimeoutMs?: number;
+  /** Time limit of the gold command (upstream has none; a gold that exceeds it is flagged corrupt). */
+  readonly goldTimeoutMs?: number;
+  readonly maxOutputBytes?: number;
+}
+
+/** The agent's and the evaluator's sandboxes on one task file system. */
+interface Boxes {
+  readonly layers: readonly string[];
+  readonly agent: Sandbox;
+  readonly evaluator: Sandbox;
+  agentPristine: boolean;
+  evaluatorPristine: boolean;
+}
+
+/** What the gold did in the pristine evaluation sandbox. */
+interface GoldRun {
+  readonly output: string | null;
+  readonly changes: readonly GitChange[];
+  readonly corrupt: boolean;
+}
+
+/** Joins a list gold with `;`, as upstream does. */
+function goldCommand(task: Task): string | undefined {
+  if (task.gold === undefined) return undefined;
+  return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
+}
+
+function observationOf(result: ExecResult, timeoutMs: number): Observation {
+  const text = result.timedOut
+    ? `${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}[command timed out after ${timeoutMs / 1000} s]\n`
+    : result.output;
+  return {
+    text,
+    exitCode: result.exitCode ?? undefined,
+    durationMs: result.durationMs,
+    ...(result.truncated ? { truncated: result.truncated } : {}),
+    ...(result.timedOut ? { timedOut: true } : {}),
+  } as Observation;
+}
+
+/**
+ * The Bash environment (NL2Bash): a persistent shell per episode in the agent's sandbox, the gold
+ * command in a separate pristine evaluation sandbox, and upstream's reward: 0.01 + file diff +
+ * file contents + output similarity.
+ */
+export class BashEnv implements Env {
+  readonly #options: BashEnvOptions;
+  readonly #ignored: ReadonlySet<string>;
+  #boxes: Boxes | undefined;
+  #task: Task | undefined;
+  #gold: Promise<GoldRun> | undefined;
+  #lastObservation = '';
+  #closed = false;
+
+  constructor(options: BashEnvOptions) {
+    this.#options = options;
+    const gitignore = options.dataset.assets.gitignore;
+    this.#ignored = gitignore
+      ? parseTopLevelIgnore(readFileSync(gitignore, 'utf8'))
+      : new Set(UPSTREAM_IGNORED);
+  }
+
+  get task(): Task | undefined {
+    return this.#task;
+  }
+
+  /** The setup script of a task's file system, if it has one. */
+  #setupScript(task: Task): { name: string; script: string } | undefined {
+    const assets = this.#options.dataset.assets;
+    const fileSystem = typeof task.meta.fileSystem === 'string' ? task.meta.fileSystem : task.group;
+    const path = (fileSystem && assets[`setupScript:${fileSystem}`]) || assets.setupScript;
+    if (!path) return undefined;
+    const name = `${this.#options.dataset.id.replace(/[^\w.-]+/g, '-')}-${fileSystem ?? 'fs'}`;
+    return { name, script: readFileSync(path, 'utf8') };
+  }
+
+  async #layersFor(task: Task): Promise<string[]> {
+    const setup = this.#setupScript(task);
+    if (!setup) return [];
+    const layer = await scriptLayer(this.#options.provider, {
+      name: setup.name,
+      script: setup.script,
+      image: this.#options.image ?? 'host',
+      keepEmptyUnder: this.#ignored,
+    });
+    return [layer];
+  }
+
+  async #boxesFor(layers: readonly string[]): Promise<Boxes> {
+    const current = this.#boxes;
+    if (current && current.layers.join('\n') === layers.join('\n')) return current;
+    this.#boxes = undefined;
+    if (current) await Promise.all([current.agent.close(), current.evaluator.close()]);
+    const spec = {
+      image: this.#options.image ?? 'host',
+      layers,
+      timeoutMs: this.#options.actionTimeoutMs ?? 10_000,
+      ...(this.#options.maxOutputBytes ? { maxOutputBytes: this.#options.maxOutputBytes } : {}),
+    };
+    const [agent, evaluator] = await Promise.all([
+      this.#options.provider.create({ ...spec, label: 'agent' }),
+      this.#options.provider.create({ ...spec, label: 'eval' }),
+    ]);
+    this.#boxes = { layers, agent, evaluator, agentPristine: true, evaluatorPristine: true };
+    return this.#boxes;
+  }
+
+  async #runGold(boxes: Boxes, task: Task): Promise<GoldRun> {
+    if (!boxes.evaluatorPristine) await boxes.evaluator.reset();
+    boxes.evaluatorPristine = false;
+    const gold = goldCommand(task);
+    if (gold === undefined) return { output: null, changes: [], corrupt: true };
+    const result = await boxes.evaluator
+      .session()
+      .run(gold, { timeoutMs: this.#options.goldTimeoutMs ?? 60_000 });
+    const changes = gitStatusChanges(await boxes.evaluator.diff(), this.#ignored, boxes.layers);
+    return { output: result.timedOut ? null : result.output, changes, corrupt: result.timedOut };
+  }
+
+  async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
+    const task = pickTask(this.#options.dataset.tasks, options);
+    const started = performance.now();
+    // A previous evaluation may still run in the evaluation sandbox: let it finish first.
+    await this.#gold?.catch(() => undefined);
+    const boxes = await this.#boxesFor(await this.#layersFor(task));
+    this.#task = task;
+    this.#gold = this.#runGold(boxes, task);
+    this.#gold.catch(() => {});
+    if (!boxes.agentPristine) await boxes.agent.reset();
+    boxes.agentPristine = false;
+    this.#lastObservation = task.query;
+    return {
+      observation: { text: task.query, durationMs: performance.now() - started },
+      info: { taskId: task.id, index: task.index, query: task.query, gold: task.gold, group: task.group },
+    };
+  }
+
+  #require(): { boxes: Boxes; task: Task } {
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
+    if (!this.#boxes || !this.#task) throw new EnvError('ENV_RESET_NEEDED', 'call reset() before step()');
+    return { boxes: this.#boxes, task: this.#task };
+  }
+
+  async step(input: Action | string): Promise<StepResult> {
+    const { boxes } = this.#require();
+    const action = toAction(input);
+    if (action.type === 'skip') {
+      return {
+        observation: { text: 'skipped', durationMs: 0 },
+        reward: 0,
+        terminated: true,
+        truncated: false,
+        info: { admissible: true },
+      };
+    }
+    if (action.type === 'submit') {
+      const started = performance.now();
+      const score = await this.score();
+      return {
+        observation: { text: this.#lastObservation, durationMs: performance.now() - started },
+        reward: score.value,
+        terminated: true,
+        truncated: false,
+        info: { admissible: true, score },
+      };
+    }
+    const timeoutMs = this.#options.actionTimeoutMs ?? 10_000;
+    const result = await boxes.agent.session().run(action.code, { timeoutMs });
+    const observation = observationOf(result, timeoutMs);
+    this.#lastObservation = observation.text;
+    return {
+      observation,
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: {
+        admissible: result.exitCode === 0 && !result.timedOut,
+        ...(result.sessionRestarted ? { sessionRestarted: true } : {}),
+      },
+    };
+  }
+
+  async score(): Promise<Score> {
+    const { boxes } = this.#require();
+    const [gold, agentDiff] = await Promise.all([this.#gold!, boxes.agent.diff()]);
+    const agentChanges = gitStatusChanges(agentDiff, this.#ignored, boxes.layers);
+    const evalKeys = new Set(gold.changes.map((change) => `${change.status} ${change.path}`));
+    const same = agentChanges.filter(
+      (change) => evalKeys.has(`${change.status} ${change.path}`) && ['A', '??', 'C'].includes(change.status),
+    );
+    const paths = [...new Set(same.map((change) => `/${change.path}`))];
+    const [agentDigests, evalDigests] =
+      paths.length > 0
+        ? await Promise.all([boxes.agent.digest(paths), boxes.evaluator.digest(paths)])
+        : [{}, {}];
+    const reward = bashReward({
+      agentChanges,
+      evalChanges: gold.changes,
+      sameContent: (path: string) => {
+        const a = (agentDigests as Record<string, string | null>)[`/${path}`];
+        return (
+          a !== undefined && a !== null && a === (evalDigests as Record<string, string | null>)[`/${path}`]
+        );
+      },
+      agentOutput: this.#lastObservation,
+      goldOutput: gold.output,
+    });
+    const score: Score = {
+      value: reward.value,
+      parts: { ...reward.parts },
+      details: { ...reward.details, agentChanges, evalChanges: gold.changes, goldOutput: gold.output },
+    };
+    return gold.corrupt ? { ...score, goldCorrupt: true } : score;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#gold?.catch(() => undefined);
+    const boxes = this.#boxes;
+    this.#boxes = undefined;
+    if (boxes) await Promise.all([boxes.agent.close(), boxes.evaluator.close()]);
+  }
+}

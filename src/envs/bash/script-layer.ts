@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { SandboxError } from '../../core/errors.js';
+import { cacheDir } from '../../sandbox/cache-dir.js';
+import type { SandboxProvider } from '../../sandbox/sandbox.js';
+
+/** Bumped when the way layers are built changes, so old caches are not reused. */
+const BUILDER_VERSION = 'script-layer-v1';
+
+export interface ScriptLayerOptions {
+  /** Short name for the cache folder (`nl2bash-fs1`). */
+  readonly name: string;
+  /** The setup script, run by bash as root at `/` in a fresh sandbox of `image`. */
+  readonly script: string;
+  readonly image: string;
+  /**
+   * Top-level folders whose empty directories are kept. Elsewhere, empty directories the script
+   * created are removed, as `git clean -fd` removes them from upstream's containers on reset.
+   */
+  readonly keepEmptyUnder: ReadonlySet<string>;
+  readonly timeoutMs?: number;
+}
+
+const inFlight = new Map<string, Promise<string>>();
+
+/**
+ * Builds a file-system layer by running a setup script in a sandbox and keeping what it changed,
+ * cached by the hash of the script and the image: rebuilt only when either changes.
+ * Returns the layer directory, to be used in `SandboxSpec.layers`.
+ */
+export function scriptLayer(provider: SandboxProvider, options: ScriptLayerOptions): Promise<string> {
+  const key = createHash('sha256')
+    .update(
+      `${BUILDER_VERSION}\n${options.image}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.script}`,
+    )
+    .digest('hex')
+    .slice(0, 16);
+  const base = join(cacheDir(), 'layers', `${options.name}-${key}`);
+  const layer = join(base, 'layer');
+  if (existsSync(join(base, 'complete'))) return Promise.resolve(layer);
+  let pending = inFlight.get(base);
+  if (!pending) {
+    pending = build(provider, options, base).finally(() => inFlight.delete(base));
+    inFlight.set(base, pending);
+  }
+  return pending;
+}
+
+async function build(provider: SandboxProvider, options: ScriptLayerOptions, base: string): Promise<string> {
+  const staging = `${base}.tmp-${process.pid}-${Date.now()}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  const sandbox = await provider.create({ image: options.image, label: `build-${options.name}` });
+  try {
+    const result = await sandbox.exec('bash -s', {
+      stdin: options.script,
+      cwd: '/',
+      timeoutMs: options.timeoutMs ?? 600_000,
+    });
+    // Setup scripts keep going past failing lines (upstream has no `set -e`); the log says which.
+    writeFileSync(join(staging, 'build.log'), `exit ${result.exitCode}\n${result.output}`);
+    if (result.timedOut) {
+      throw new SandboxError(
+        'SANDBOX_START_FAILED',
+        `setup script of ${options.name} did not finish in time`,
+      );
+    }
+    await sandbox.snapshot(join(staging, 'layer'));
+  } finally {
+    await sandbox.close();
+  }
+  removeCleanedDirectories(join(staging, 'layer'), options.keepEmptyUnder);
+  writeFileSync(join(staging, 'complete'), '');
+  try {
+    renameSync(staging, base);
+  } catch {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return join(base, 'layer');
+}
+
+/** Removes directories that hold no file at any depth, outside the kept top-level folders. */
+function removeCleanedDirectories(layer: string, keep: ReadonlySet<string>): void {
+  const prune = (dir: string): boolean => {
+    let empty = true;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && !lstatSync(path).isSymbolicLink()) {
+        if (prune(path)) rmdirSync(path);
+        else empty = false;
+      } else {
+        empty = false;
+      }
+    }
+    return empty;
+  };
+  for (const entry of readdirSync(layer, { withFileTypes: true })) {
+    if (!entry.isDirectory() || keep.has(entry.name)) continue;
+    const path = join(layer, entry.name);
+    if (prune(path)) rmdirSync(path);
+  }
+}

@@ -1,0 +1,122 @@
+import type { Env } from '../../core/env.js';
+import type { Task } from '../../core/task.js';
+import { type BenchFigure, type BenchTarget, figure } from './bench-figure.js';
+
+export interface EnvBenchOptions {
+  readonly backend: string;
+  /** Figure group, e.g. `bash (demo/bash)`. */
+  readonly group: string;
+  readonly tasks: readonly Task[];
+  readonly createEnv: () => Env;
+  readonly goldActions: (task: Task) => string[];
+  /** Whole gold episodes measured one by one. */
+  readonly samples: number;
+  /** Concurrency levels of the throughput figure. */
+  readonly concurrency: readonly number[];
+  readonly targets?: {
+    readonly episode?: BenchTarget;
+    readonly throughput?: Readonly<Record<number, BenchTarget>>;
+  };
+  readonly onProgress?: (message: string) => void;
+}
+
+async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const value = await action();
+  return [value, performance.now() - started];
+}
+
+/** Plays one gold episode and returns the time of each phase. */
+async function goldEpisode(env: Env, task: Task, actions: string[]) {
+  const [, reset] = await timed(() => env.reset({ taskId: task.id }));
+  let step = 0;
+  for (const action of actions) step += (await timed(() => env.step(action)))[1];
+  const [score, scoring] = await timed(() => env.score());
+  return { reset, step, score: scoring, value: score.value };
+}
+
+/**
+ * Episode-level figures of an environment with the gold agent: reset, step, score, a whole gold
+ * episode (reset, the gold actions, score with the evaluator), and episodes per second.
+ */
+export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure[]> {
+  const { backend, group, tasks } = options;
+  const progress = options.onProgress ?? (() => {});
+  const env = options.createEnv();
+  const phases = {
+    reset: [] as number[],
+    step: [] as number[],
+    score: [] as number[],
+    episode: [] as number[],
+  };
+  try {
+    progress(`${group}: warm-up`);
+    for (const task of tasks) await goldEpisode(env, task, options.goldActions(task));
+    progress(`${group}: gold episodes`);
+    for (let i = 0; i < options.samples; i += 1) {
+      const task = tasks[i % tasks.length]!;
+      const [times, total] = await timed(() => goldEpisode(env, task, options.goldActions(task)));
+      phases.reset.push(times.reset);
+      phases.step.push(times.step);
+      phases.score.push(times.score);
+      phases.episode.push(total);
+    }
+  } finally {
+    await env.close();
+  }
+  const figures: BenchFigure[] = [
+    figure({ backend, group, name: 'reset', unit: 'ms' }, phases.reset),
+    figure({ backend, group, name: 'step (gold actions)', unit: 'ms' }, phases.step),
+    figure({ backend, group, name: 'score (evaluator compared)', unit: 'ms' }, phases.score),
+    figure(
+      {
+        backend,
+        group,
+        name: 'whole gold episode',
+        unit: 'ms',
+        ...(options.targets?.episode ? { target: options.targets.episode } : {}),
+      },
+      phases.episode,
+    ),
+  ];
+  for (const concurrency of options.concurrency) {
+    progress(`${group}: throughput at concurrency ${concurrency}`);
+    const envs = Array.from({ length: concurrency }, () => options.createEnv());
+    const episodes = Math.max(options.samples, tasks.length);
+    let next = 0;
+    try {
+      // Each env plays one episode first so that every worker is warm when the clock starts.
+      await Promise.all(
+        envs.map((worker, w) =>
+          goldEpisode(worker, tasks[w % tasks.length]!, options.goldActions(tasks[w % tasks.length]!)),
+        ),
+      );
+      const [, wall] = await timed(() =>
+        Promise.all(
+          envs.map(async (worker) => {
+            while (next < episodes) {
+              const task = tasks[next++ % tasks.length]!;
+              await goldEpisode(worker, task, options.goldActions(task));
+            }
+          }),
+        ),
+      );
+      const target = options.targets?.throughput?.[concurrency];
+      figures.push(
+        figure(
+          {
+            backend,
+            group,
+            name: `gold episodes per second, concurrency ${concurrency}`,
+            unit: 'episodes/s',
+            ...(target ? { target } : {}),
+          },
+          [(episodes / wall) * 1000],
+        ),
+      );
+    } finally {
+      await Promise.all(envs.map((worker) => worker.close()));
+    }
+  }
+  return figures;
+}

@@ -1,0 +1,129 @@
+import { join } from 'node:path';
+import type { Agent } from '../agents/agent.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import type { Env } from '../core/env.js';
+import type { Dataset, Task } from '../core/task.js';
+import { EpisodeLog } from './episode-log.js';
+import type { EpisodeRecord } from './episode-record.js';
+import { EpisodeAborted, playEpisode } from './play-episode.js';
+import { type RunDescription, type RunSummary, summarize } from './run-summary.js';
+
+export interface RunOptions {
+  readonly dataset: Dataset;
+  readonly tasks: readonly Task[];
+  readonly description: RunDescription;
+  readonly createEnv: () => Env;
+  readonly agent: Agent;
+  readonly concurrency: number;
+  readonly outDir: string;
+  readonly resume: boolean;
+  readonly maxTurns: number;
+  readonly scoreEveryTurn: boolean;
+  readonly signal?: AbortSignal;
+  /** Called once with the number of episodes to play, then after each finished episode. */
+  readonly onStart?: (total: number, skipped: number) => void;
+  readonly onEpisode?: (record: EpisodeRecord) => void;
+}
+
+export interface RunResult {
+  readonly summary: RunSummary;
+  readonly episodes: readonly EpisodeRecord[];
+  readonly interrupted: boolean;
+}
+
+/**
+ * Plays every selected task with `concurrency` workers, each with its own env (and sandboxes).
+ * Every finished episode is appended to `episodes.jsonl` at once; an episode that fails is recorded
+ * with its error and the worker starts over with a fresh env. On abort, episodes in flight are
+ * dropped (never half-written) and `summary.json` describes what finished.
+ */
+export async function runBenchmark(options: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const { log, previous } = EpisodeLog.open(options.outDir, options.resume);
+  const done = new Set(
+    previous
+      .filter((record) => record.dataset === options.description.dataset)
+      .map((record) => record.taskId),
+  );
+  const kept = previous.filter((record) => record.dataset === options.description.dataset);
+  const queue = options.tasks.filter((task) => !done.has(task.id));
+  options.onStart?.(queue.length, options.tasks.length - queue.length);
+  const finished: EpisodeRecord[] = [...kept];
+  let next = 0;
+  let interrupted = false;
+
+  const worker = async () => {
+    let env: Env | undefined;
+    try {
+      while (next < queue.length) {
+        if (options.signal?.aborted) {
+          interrupted = true;
+          return;
+        }
+        const task = queue[next++]!;
+        env ??= options.createEnv();
+        const policy = options.agent.episode(task);
+        let record: EpisodeRecord;
+        const episodeStart = performance.now();
+        try {
+          record = await playEpisode(env, task, policy, {
+            maxTurns: options.maxTurns,
+            scoreEveryTurn: options.scoreEveryTurn,
+            dataset: options.description.dataset,
+            ...(options.signal ? { signal: options.signal } : {}),
+          });
+        } catch (error) {
+          if (error instanceof EpisodeAborted || options.signal?.aborted) {
+            interrupted = true;
+            return;
+          }
+          record = {
+            taskId: task.id,
+            index: task.index,
+            dataset: options.description.dataset,
+            query: task.query,
+            ...(task.gold !== undefined ? { gold: task.gold } : {}),
+            turns: [],
+            reward: 0,
+            maxReward: 0,
+            success: false,
+            turnsTaken: 0,
+            terminated: false,
+            truncated: false,
+            error: (error as Error).message ?? String(error),
+            ...(task.group !== undefined ? { group: task.group } : {}),
+            durationMs: performance.now() - episodeStart,
+          };
+          await env.close().catch(() => {});
+          env = undefined;
+        } finally {
+          await policy.close?.();
+        }
+        if (options.signal?.aborted) {
+          interrupted = true;
+          return;
+        }
+        log.append(record);
+        finished.push(record);
+        options.onEpisode?.(record);
+      }
+    } finally {
+      await env?.close().catch(() => {});
+    }
+  };
+
+  try {
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(options.concurrency, queue.length || 1)) }, worker),
+    );
+  } finally {
+    log.close();
+  }
+  const order = new Map(options.tasks.map((task, position) => [task.id, position]));
+  finished.sort((a, b) => (order.get(a.taskId) ?? 0) - (order.get(b.taskId) ?? 0));
+  const complete =
+    !interrupted && options.tasks.every((task) => finished.some((record) => record.taskId === task.id));
+  const summary = summarize(options.description, finished, performance.now() - started, complete);
+  writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  return { summary, episodes: finished, interrupted };
+}

@@ -1,0 +1,2 @@
+export * from './core/index.js';
+export * from './sandbox/index.js';

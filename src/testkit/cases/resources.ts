@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { describe, expect } from 'vitest';
+import type { ConformanceTest } from '../conformance-fixtures.js';
+import type { ConformanceContext } from '../conformance-options.js';
+
+const MiB = 1024 * 1024;
+
+function hostCanFork(): boolean {
+  return spawnSync('/bin/sh', ['-c', 'exit 0']).status === 0;
+}
+
+function freeBytes(path: string): number {
+  const stats = statfsSync(path);
+  return stats.bavail * stats.bsize;
+}
+
+/** Memory, process and disk limits hold against hostile commands, and the host stays usable. */
+export function resourceCases(it: ConformanceTest, context: ConformanceContext): void {
+  const { limits } = context.options;
+
+  describe('resource limits', () => {
+    it('contains a fork bomb within the process limit; the host can still fork', async ({ sandbox }) => {
+      const shell = sandbox.session();
+      let most = 0;
+      let hostForked = true;
+      let bombing = true;
+      const watch = (async () => {
+        while (bombing) {
+          most = Math.max(most, (await sandbox.stats()).processes);
+          hostForked &&= hostCanFork();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      const result = await shell.run(':(){ :|:& };:; sleep 30', { timeoutMs: 2500 });
+      bombing = false;
+      await watch;
+      expect(result).toMatchObject({ timedOut: true, exitCode: null });
+      expect(most, 'the bomb ran').toBeGreaterThan(10);
+      expect(most, 'processes at once').toBeLessThanOrEqual(limits.pids);
+      expect(hostForked).toBe(true);
+      expect(hostCanFork()).toBe(true);
+      await sandbox.reset();
+      expect(await shell.run('echo alive')).toMatchObject({ output: 'alive\n', exitCode: 0 });
+      expect((await sandbox.stats()).processes).toBeLessThan(10);
+    });
+
+    it('kills a process allocating several GiB under the memory limit; the host is fine', async ({
+      sandbox,
+    }) => {
+      const hog = [
+        "/usr/bin/python3 -c '",
+        'chunks = []',
+        'for _ in range(64):',
+        '    chunks.append(b"\\x01" * (64 << 20))',
+        'print("allocated", len(chunks) * 64, "MiB")',
+        "'",
+        'echo "status=$?"',
+      ].join('\n');
+      const result = await sandbox.session().run(hog, { timeoutMs: 30_000 });
+      expect(result.timedOut).toBe(false);
+      expect(result.output).not.toContain('allocated 4096 MiB');
+      expect(result.output).toContain(`status=${128 + 9}`);
+      expect(hostCanFork()).toBe(true);
+      expect(await sandbox.session().run('echo alive')).toMatchObject({ output: 'alive\n', exitCode: 0 });
+    });
+
+    it('stops writes at the disk quota with "No space left"; the host disk is untouched', async ({
+      open,
+    }) => {
+      const diskBytes = 20 * MiB;
+      const sandbox = await open({ limits: { diskBytes } });
+      const shell = sandbox.session();
+      const paths = [...new Set(['/', tmpdir()])];
+      const before = paths.map(freeBytes);
+      const result = await shell.run(
+        'head -c 50M /dev/zero > /tmp/big; echo "status=$?"; stat -c "size=%s" /tmp/big',
+        {
+          timeoutMs: 20_000,
+        },
+      );
+      const after = paths.map(freeBytes);
+      expect(result.output).toContain('No space left on device');
+      expect(result.output).toMatch(/status=[1-9]/);
+      const size = Number(/size=(\d+)/.exec(result.output)?.[1]);
+      expect(size).toBeGreaterThan(0);
+      expect(size).toBeLessThanOrEqual(diskBytes);
+      paths.forEach((path, index) => {
+        expect(before[index]! - after[index]!, `free space lost on ${path}`).toBeLessThan(10 * MiB);
+      });
+      await expect(sandbox.writeFile('/tmp/more.bin', randomBytes(25 * MiB))).rejects.toMatchObject({
+        name: 'SandboxError',
+        code: 'SANDBOX_IO',
+      });
+      const freed = await shell.run(
+        'rm -f /tmp/big /tmp/more.bin && head -c 5M /dev/zero > /tmp/small && echo written',
+      );
+      expect(freed).toMatchObject({ output: 'written\n', exitCode: 0 });
+    });
+  });
+}

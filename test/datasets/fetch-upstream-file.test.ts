@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DatasetError } from '../../src/core/errors.js';
+import {
+  ensureUpstreamFile,
+  fetchUpstreamFile,
+  isUpstreamFileCached,
+  upstreamCachePath,
+} from '../../src/datasets/fetch-upstream-file.js';
+import { fetchUpstreamFiles } from '../../src/datasets/fetch-upstream-files.js';
+import { upstreamFile } from '../../src/datasets/upstream-files.js';
+import { UPSTREAM_COMMIT } from '../../src/datasets/upstream-manifest.js';
+import { cleanup, copyMirrorSubset, filesUnder, MIRROR, serveFolder, tempDir } from './mirror-fixture.js';
+
+const FS1 = [
+  'data/nl2bash/nl2bash_fs_1.json',
+  'docker/bash_scripts/setup_nl2b_fs_1.sh',
+  'docker/docker.gitignore',
+];
+const JSON_FS1 = FS1[0]!;
+
+const made: string[] = [];
+const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
+let cache = '';
+let servers: Server[] = [];
+
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+async function failure(promise: Promise<unknown>): Promise<DatasetError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(DatasetError);
+  expect((error as DatasetError).message).not.toContain('\n');
+  return error as DatasetError;
+}
+
+beforeEach(() => {
+  cache = tempDir('cache', made);
+  process.env.INTERCODE_CACHE_DIR = cache;
+  process.env.INTERCODE_DATA_MIRROR = MIRROR;
+});
+
+afterEach(async () => {
+  for (const server of servers) await new Promise((done) => server.close(done));
+  servers = [];
+  cleanup(made);
+  for (const [key, value] of [
+    ['INTERCODE_CACHE_DIR', saved.cache],
+    ['INTERCODE_DATA_MIRROR', saved.mirror],
+  ] as const) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+});
+
+describe('fetchUpstreamFile', () => {
+  it('copies from a directory mirror into <cache>/datasets/<commit>/<path>, verified, then reuses it', async () => {
+    const local = await fetchUpstreamFiles(FS1);
+    for (const path of FS1) {
+      expect(local[path]).toBe(join(cache, 'datasets', UPSTREAM_COMMIT, path));
+      expect(sha256(local[path]!)).toBe(upstreamFile(path)!.sha256);
+      expect(isUpstreamFileCached(path)).toBe(true);
+    }
+    const again = await ensureUpstreamFile(JSON_FS1);
+    expect(again.fetched).toBe(false);
+    expect(filesUnder(cache).filter((path) => !path.includes('builtin'))).toHaveLength(3);
+  });
+
+  it('downloads from an http mirror and verifies what it got', async () => {
+    const { url, requests, server } = await serveFolder(MIRROR);
+    servers.push(server);
+    process.env.INTERCODE_DATA_MIRROR = `${url}/`;
+    const first = await ensureUpstreamFile('data/ctf/task_assets/71/Forensics is fun.pptm');
+    expect(first.fetched).toBe(true);
+    expect(first.from).toBe(`mirror ${url}`);
+    expect(sha256(first.localPath)).toBe(first.file.sha256);
+    expect(requests).toEqual(['/data/ctf/task_assets/71/Forensics is fun.pptm']);
+    await fetchUpstreamFile('data/ctf/task_assets/71/Forensics is fun.pptm');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('reports a corrupt mirror file in one line and leaves nothing in the cache', async () => {
+    const mirror = copyMirrorSubset(tempDir('mirror', made), FS1);
+    const bytes = readFileSync(join(mirror, JSON_FS1));
+    bytes[100] = (bytes[100] ?? 0) ^ 0xff;
+    writeFileSync(join(mirror, JSON_FS1), bytes);
+    truncateSync(join(mirror, FS1[1]!), 100);
+    process.env.INTERCODE_DATA_MIRROR = mirror;
+
+    const corrupt = await failure(fetchUpstreamFile(JSON_FS1));
+    expect(corrupt.code).toBe('DATASET_DOWNLOAD');
+    expect(corrupt.message).toContain(JSON_FS1);
+    expect(corrupt.message).toMatch(/does not match its pinned SHA-256.*nothing was cached/);
+    const partial = await failure(fetchUpstreamFile(FS1[1]!));
+    expect(partial.message).toMatch(/setup_nl2b_fs_1\.sh .* incomplete or corrupt: 100 bytes, expected 4018/);
+    expect(filesUnder(cache)).toEqual([]);
+    expect(isUpstreamFileCached(JSON_FS1)).toBe(false);
+  });
+
+  it('refuses an http download that is longer than the pinned size', async () => {
+    const mirror = copyMirrorSubset(tempDir('mirror', made), [JSON_FS1]);
+    writeFileSync(
+      join(mirror, JSON_FS1),
+      Buffer.concat([readFileSync(join(mirror, JSON_FS1)), Buffer.from('junk')]),
+    );
+    const { url, server } = await serveFolder(mirror);
+    servers.push(server);
+    process.env.INTERCODE_DATA_MIRROR = url;
+    const error = await failure(fetchUpstreamFile(JSON_FS1));
+    expect(error.message).toMatch(/nl2bash_fs_1\.json from mirror http:.* more than the pinned 13588 bytes/);
+    expect(filesUnder(cache)).toEqual([]);
+  });
+
+  it('detects a truncated or altered cached file and fetches it again', async () => {
+    const path = await fetchUpstreamFile(JSON_FS1);
+    truncateSync(path, 1000);
+    expect(isUpstreamFileCached(JSON_FS1)).toBe(false);
+    const again = await ensureUpstreamFile(JSON_FS1);
+    expect(again.fetched).toBe(true);
+    expect(sha256(path)).toBe(upstreamFile(JSON_FS1)!.sha256);
+
+    // Same size, other bytes, in a cache this process has not verified yet.
+    process.env.INTERCODE_CACHE_DIR = tempDir('cache', made);
+    const target = upstreamCachePath(JSON_FS1);
+    mkdirSync(join(target, '..'), { recursive: true });
+    writeFileSync(target, Buffer.alloc(upstreamFile(JSON_FS1)!.size, 0x20));
+    const repaired = await ensureUpstreamFile(JSON_FS1);
+    expect(repaired.fetched).toBe(true);
+    expect(sha256(target)).toBe(upstreamFile(JSON_FS1)!.sha256);
+  });
+
+  it('says in one line which file a directory or http mirror does not have', async () => {
+    const mirror = copyMirrorSubset(tempDir('mirror', made), [FS1[2]!]);
+    process.env.INTERCODE_DATA_MIRROR = mirror;
+    const fromDir = await failure(fetchUpstreamFile(JSON_FS1));
+    expect(fromDir.message).toBe(`mirror ${mirror} has no ${JSON_FS1}`);
+
+    const { url, server } = await serveFolder(mirror);
+    servers.push(server);
+    process.env.INTERCODE_DATA_MIRROR = url;
+    const fromHttp = await failure(fetchUpstreamFile(JSON_FS1));
+    expect(fromHttp.message).toMatch(new RegExp(`^mirror ${url} has no ${JSON_FS1} \\(HTTP 404`));
+    expect(filesUnder(cache)).toEqual([]);
+  });
+
+  it('names the address when an http mirror cannot be reached', async () => {
+    const { url, server } = await serveFolder(MIRROR);
+    await new Promise((done) => server.close(done));
+    process.env.INTERCODE_DATA_MIRROR = url;
+    const error = await failure(fetchUpstreamFile(JSON_FS1));
+    expect(error.message).toBe(`could not download ${JSON_FS1} from ${url}/${JSON_FS1}: ECONNREFUSED`);
+  });
+
+  it('refuses files the manifest does not pin, saying why', async () => {
+    const unknown = await failure(fetchUpstreamFile('data/ctf/task_assets/3/solution/solve.py'));
+    expect(unknown.code).toBe('DATASET_UNAVAILABLE');
+    expect(unknown.message).toMatch(/not in the manifest/);
+    const missing = await failure(fetchUpstreamFile('data/sql/bird/ic_bird_dbs.sql'));
+    expect(missing.message).toMatch(
+      /^upstream file data\/sql\/bird\/ic_bird_dbs\.sql is not available: over 4 MB/,
+    );
+  });
+});
