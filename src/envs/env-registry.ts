@@ -10,6 +10,8 @@ export interface EnvContext {
   readonly provider: SandboxProvider;
   readonly image?: string;
   readonly actionTimeoutMs?: number;
+  /** `upstream` reproduces the original's command handling (see each env's documentation). */
+  readonly compat?: 'fixed' | 'upstream';
 }
 
 /** One environment kind: how to make it and how its gold solution is played. */
@@ -35,6 +37,7 @@ export function createEnvRegistry(): Registry<EnvDefinition> {
           provider: context.provider,
           ...(context.image ? { image: context.image } : {}),
           ...(context.actionTimeoutMs ? { actionTimeoutMs: context.actionTimeoutMs } : {}),
+          ...(context.compat ? { compat: context.compat } : {}),
         }),
       goldActions: (task) => [goldText(task)],
     },

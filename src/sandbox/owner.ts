@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 
+/** Start time of a running process; null when it does not exist or has ended (a zombie). */
 function startTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 22 (starttime); the command name (field 2) may contain spaces, so count after its ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // A zombie (Z) or dying (X) owner has ended: it will never clean up after itself.
+    if (fields[0] === 'Z' || fields[0] === 'X') return null;
     return fields[19] ?? null;
   } catch {
     return null;

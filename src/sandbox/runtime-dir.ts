@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOwnerAlive } from './owner.js';
@@ -16,9 +16,13 @@ export function runtimeDir(): string {
   return base;
 }
 
-/** Removes the mount-point folders of owners that no longer run. Their mounts died with them. */
+/**
+ * Removes the mount-point folders of owners that no longer run. Their mounts died with them, except
+ * in sandboxes that were still starting when the owner was killed (see `killStaleSandboxes`).
+ */
 export function reapStaleRuntimeDirs(): number {
   const base = runtimeDir();
+  killStaleSandboxes(base);
   let removed = 0;
   for (const name of readdirSync(base)) {
     if (isOwnerAlive(name)) continue;
@@ -26,4 +30,37 @@ export function reapStaleRuntimeDirs(): number {
     removed += 1;
   }
   return removed;
+}
+
+function readProc(pid: string, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Kills sandboxes that outlived their owner. bubblewrap 0.8 arms `--die-with-parent` in a sandbox's
+ * init only at the end of its setup, so a sandbox still starting when its owner is killed survives
+ * it (blocked, or running its command outside any cgroup). Its `nsenter`/`bwrap` arguments name the
+ * owner's runtime directory; killing that init ends everything in its pid namespace.
+ */
+function killStaleSandboxes(base: string): void {
+  const prefix = `${base}/`;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const command = readProc(pid, 'comm').trim();
+    if (command !== 'bwrap' && command !== 'nsenter') continue;
+    const path = readProc(pid, 'cmdline')
+      .split('\0')
+      .find((arg) => arg.startsWith(prefix));
+    const owner = path?.slice(prefix.length).split('/')[0];
+    if (!owner || isOwnerAlive(owner)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
 }

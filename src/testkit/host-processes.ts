@@ -48,50 +48,56 @@ function allPids(): number[] {
     .map(Number);
 }
 
-/** True while the process runs (a zombie has ended: only its exit status is left). */
+/** A zombie (Z) or dying (X) process has ended: only its exit status is left. */
+const ended = (state: string) => state === 'Z' || state === 'X';
+
+/** True while the process runs. */
 export function isRunning(process: ProcessRef): boolean {
   const now = stat(process.pid);
-  return now !== null && now.startTime === process.startTime && now.state !== 'Z' && now.state !== 'X';
+  return now !== null && now.startTime === process.startTime && !ended(now.state);
 }
 
 /** A running process by pid, or null. */
 export function processRef(pid: number): ProcessRef | null {
   const now = stat(pid);
-  return now && now.state !== 'Z' ? { pid, startTime: now.startTime } : null;
+  return now && !ended(now.state) ? { pid, startTime: now.startTime } : null;
+}
+
+function childPids(pid: number): number[] {
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .split(' ')
+        .filter((part) => part.trim() !== '')
+        .map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The running children of `pid`. */
+export function children(pid: number): ProcessRef[] {
+  return childPids(pid)
+    .map(processRef)
+    .filter((ref) => ref !== null);
 }
 
 /** Every running descendant of `pid` (children, their children, …). */
 export function descendants(pid: number): ProcessRef[] {
-  const found: ProcessRef[] = [];
-  const visit = (parent: number) => {
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${parent}/task`);
-    } catch {
-      return;
-    }
-    for (const task of tasks) {
-      let children: number[] = [];
-      try {
-        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8')
-          .split(' ')
-          .filter((part) => part.trim() !== '')
-          .map(Number);
-      } catch {
-        continue;
-      }
-      for (const child of children) {
-        const ref = processRef(child);
-        if (ref) found.push(ref);
-        visit(child);
-      }
-    }
-  };
-  visit(pid);
-  return found;
+  return childPids(pid).flatMap((child) => {
+    const ref = processRef(child);
+    return [...(ref ? [ref] : []), ...descendants(child)];
+  });
 }
 
-/** Running processes whose environment holds `NAME=value` exactly. */
+/** Running processes whose environment holds `name` with exactly `value` (or a value `value` accepts). */
 export function processesWithEnv(name: string, value: string | ((value: string) => boolean)): number[] {
   const matches = typeof value === 'string' ? (text: string) => text === value : value;
   const prefix = `${name}=`;

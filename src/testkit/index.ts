@@ -1,6 +1,7 @@
 export type { ConformanceFixtures } from './conformance-fixtures.js';
 export type { HostProbe, HostResidue, SandboxConformanceOptions } from './conformance-options.js';
 export {
+  type CrashOwner,
   type CrashOwnerOptions,
   type CrashOwnerReport,
   runCrashOwner,

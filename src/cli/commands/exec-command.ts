@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { shellQuote } from '../../core/shell-quote.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../sandbox/sandbox.js';
 import { positiveInteger, positiveNumber } from '../options.js';
@@ -15,9 +16,7 @@ interface ExecFlags {
 /** Joins argv words into one shell command; a single word is taken as a whole shell command. */
 function toCommand(words: readonly string[]): string {
   if (words.length === 1) return words[0]!;
-  return words
-    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`))
-    .join(' ');
+  return words.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : shellQuote(word))).join(' ');
 }
 
 export function registerExec(program: Command): void {

@@ -31,6 +31,7 @@ interface RunFlags {
   trajectories?: string[];
   resume?: boolean;
   json?: boolean;
+  compat: string;
 }
 
 const AGENTS = ['gold', 'replay', 'human'] as const;
@@ -107,9 +108,17 @@ export function registerRun(program: Command): void {
       '--trajectories <file...>',
       'recorded trajectories for --agent replay (upstream results or episodes.jsonl)',
     )
+    .option(
+      '--compat <mode>',
+      "fixed (default) or upstream: reproduce the original's command handling, bugs included",
+      'fixed',
+    )
     .option('--resume', 'continue the run in --out, skipping the episodes it already has')
     .option('--json', 'print the summary as JSON instead of a table')
     .action(async (datasetArg: string, flags: RunFlags) => {
+      if (flags.compat !== 'fixed' && flags.compat !== 'upstream') {
+        throw new UsageError(`--compat must be fixed or upstream, got "${flags.compat}"`);
+      }
       if (flags.resume && !flags.out) throw new UsageError('--resume needs --out DIR (the run to continue)');
       const dataset: Dataset = await resolveDataset(datasetArg, { env: flags.env });
       const envs = createEnvRegistry();
@@ -136,7 +145,13 @@ export function registerRun(program: Command): void {
           dataset,
           tasks,
           description: { dataset: dataset.id, env: dataset.env, agent: agent.name, backend: flags.backend },
-          createEnv: () => definition.create({ dataset, provider, image: flags.image }),
+          createEnv: () =>
+            definition.create({
+              dataset,
+              provider,
+              image: flags.image,
+              compat: flags.compat as 'fixed' | 'upstream',
+            }),
           agent,
           concurrency: flags.concurrency,
           outDir,

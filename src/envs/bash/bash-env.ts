@@ -14,6 +14,7 @@ import {
 } from './git-status-changes.js';
 import { bashReward } from './reward/bash-reward.js';
 import { scriptLayer } from './script-layer.js';
+import { simplifyPath, upstreamCommandLine } from './upstream-command.js';
 
 export interface BashEnvOptions {
   readonly dataset: Dataset;
@@ -25,6 +26,13 @@ export interface BashEnvOptions {
   /** Time limit of the gold command (upstream has none; a gold that exceeds it is flagged corrupt). */
   readonly goldTimeoutMs?: number;
   readonly maxOutputBytes?: number;
+  /**
+   * `fixed` (default): commands run in a persistent shell as written. `upstream`: every command is
+   * mangled as upstream's `bash -c "<cmd>"` + `shlex.split` did, each in a fresh process with an
+   * emulated `cd`, and directories count as equal in the content check (upstream's missing
+   * `md5deep`), to reproduce the paper's recorded numbers.
+   */
+  readonly compat?: 'fixed' | 'upstream';
 }
 
 /** The agent's and the evaluator's sandboxes on one task file system. */
@@ -74,6 +82,8 @@ export class BashEnv implements Env {
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
   #lastObservation = '';
+  /** Working directory of upstream's emulated `cd` (compatibility mode only). */
+  #workdir = '/';
   #closed = false;
 
   constructor(options: BashEnvOptions) {
@@ -154,6 +164,7 @@ export class BashEnv implements Env {
     if (!boxes.agentPristine) await boxes.agent.reset();
     boxes.agentPristine = false;
     this.#lastObservation = task.query;
+    this.#workdir = '/';
     return {
       observation: { text: task.query, durationMs: performance.now() - started },
       info: { taskId: task.id, index: task.index, query: task.query, gold: task.gold, group: task.group },
@@ -190,6 +201,7 @@ export class BashEnv implements Env {
       };
     }
     const timeoutMs = this.#options.actionTimeoutMs ?? 10_000;
+    if (this.#upstream) return this.#upstreamStep(boxes, action.code, timeoutMs);
     const result = await boxes.agent.session().run(action.code, { timeoutMs });
     const observation = observationOf(result, timeoutMs);
     this.#lastObservation = observation.text;
@@ -203,6 +215,39 @@ export class BashEnv implements Env {
         ...(result.sessionRestarted ? { sessionRestarted: true } : {}),
       },
     };
+  }
+
+  get #upstream(): boolean {
+    return this.#options.compat === 'upstream';
+  }
+
+  /** One action the way upstream ran it: mangled quoting, a fresh process, an emulated `cd`. */
+  async #upstreamStep(boxes: Boxes, code: string, timeoutMs: number): Promise<StepResult> {
+    let line: string | null;
+    let cwd = this.#workdir;
+    let target: string | undefined;
+    if (code.startsWith('cd')) {
+      const at = code.indexOf('cd ');
+      target = at < 0 ? undefined : simplifyPath(this.#workdir, code.slice(at + 3).trim());
+      line = target === undefined ? null : upstreamCommandLine(`cd ${target}`);
+      cwd = '/';
+    } else {
+      line = upstreamCommandLine(code);
+    }
+    let observation: Observation;
+    let admissible = false;
+    if (line === null) {
+      observation = { text: 'Malformed command', durationMs: 0 };
+    } else {
+      const result = await boxes.agent.exec(line, { cwd, timeoutMs });
+      admissible = result.exitCode === 0 && !result.timedOut;
+      if (admissible && target !== undefined) this.#workdir = target;
+      observation = result.timedOut
+        ? { text: 'Command timed out', timedOut: true, durationMs: result.durationMs }
+        : observationOf(result, timeoutMs);
+    }
+    this.#lastObservation = observation.text;
+    return { observation, reward: 0, terminated: false, truncated: false, info: { admissible } };
   }
 
   async score(): Promise<Score> {
@@ -222,6 +267,8 @@ export class BashEnv implements Env {
       agentChanges,
       evalChanges: gold.changes,
       sameContent: (path: string) => {
+        // Upstream hashed dot-less paths with a missing `md5deep`: the same error on both sides.
+        if (this.#upstream && !path.includes('.')) return true;
         const a = (agentDigests as Record<string, string | null>)[`/${path}`];
         return (
           a !== undefined && a !== null && a === (evalDigests as Record<string, string | null>)[`/${path}`]

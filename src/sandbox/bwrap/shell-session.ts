@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxError } from '../../core/errors.js';
+import { shellQuote } from '../../core/shell-quote.js';
 import { OutputBuffer } from '../output-buffer.js';
 import type { ExecResult, ShellSession } from '../sandbox.js';
 import type { BoxProcess } from './box-process.js';
@@ -207,9 +208,4 @@ export class BashSession implements ShellSession {
     this.#closed = true;
     this.#box?.kill();
   }
-}
-
-/** Quotes a string for bash as one word. */
-export function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

@@ -5,6 +5,7 @@ import type { ConformanceTest } from '../conformance-fixtures.js';
 import { type ConformanceContext, type HostResidue, mergeSpec } from '../conformance-options.js';
 import { startCrashOwner } from '../crash-owner.js';
 import {
+  children,
   descendants,
   detached,
   isRunning,
@@ -12,10 +13,13 @@ import {
   markedProcesses,
   newMarker,
   type ProcessRef,
+  processRef,
 } from '../host-processes.js';
 import { waitUntil } from '../wait-until.js';
 
 const key = (process: ProcessRef) => `${process.pid}/${process.startTime}`;
+/** The owner process and everything it started, as they are now. */
+const ownerTree = (pid: number) => [processRef(pid), ...descendants(pid)].filter((ref) => ref !== null);
 const vanishing = (residue: readonly HostResidue[]) =>
   residue.filter((item) => item.kind === 'process' || item.kind === 'mount');
 
@@ -81,8 +85,6 @@ export function lifecycleCases(it: ConformanceTest, context: ConformanceContext)
         const { child, report } = await startCrashOwner(probe.crashOwnerCommand!, marker);
         try {
           expect(report.sandboxIds.length).toBeGreaterThan(0);
-          const tree = descendants(child.pid!);
-          expect(tree.length, 'processes of the owner').toBeGreaterThan(0);
           if (processesVisible) {
             const seen = await waitUntil(
               () => markedProcesses(marker),
@@ -90,6 +92,8 @@ export function lifecycleCases(it: ConformanceTest, context: ConformanceContext)
             );
             expect(seen.length).toBeGreaterThanOrEqual(4 * report.sandboxIds.length);
           }
+          const tree = ownerTree(child.pid!);
+          expect(tree.length, 'the owner and its processes').toBeGreaterThan(1);
           expect(
             (await probe.residue(report.owner)).length,
             'what the probe sees while the owner runs',
@@ -109,15 +113,64 @@ export function lifecycleCases(it: ConformanceTest, context: ConformanceContext)
           );
           expect(live, 'processes and mounts of the killed owner').toEqual([]);
 
-          const next = await newProvider();
-          const sandbox = await next.create(mergeSpec(spec, { label: 'after-crash' }));
-          expect((await sandbox.exec('echo fresh')).output).toBe('fresh\n');
-          expect(await probe.residue(report.owner)).toEqual([]);
+          await expectReapedByNextProvider(newProvider, report.owner);
         } finally {
           child.kill('SIGKILL');
         }
       },
       60_000,
     );
+
+    it.runIf(host?.crashOwnerCommand)(
+      'reaps sandboxes that were still starting when their owner was killed',
+      async ({ newProvider }) => {
+        const probe = host!;
+        const marker = newMarker();
+        const { child, report, startLate } = await startCrashOwner(probe.crashOwnerCommand!, marker);
+        try {
+          // Killed while more commands are starting: the moment a half-made sandbox can slip away.
+          await startLate();
+          // The owner and what it started itself (helpers, launchers) end at once; a half-made
+          // sandbox below them may not, and must be found by the next provider.
+          const top = [processRef(child.pid!), ...children(child.pid!)].filter((ref) => ref !== null);
+          child.kill('SIGKILL');
+          const owner = await waitUntil(
+            () => top.filter(isRunning),
+            (left) => left.length === 0,
+          );
+          expect(owner, 'the killed owner and its direct children').toEqual([]);
+
+          await expectReapedByNextProvider(newProvider, report.owner);
+          if (processesVisible) {
+            const left = await waitUntil(
+              () => markedProcesses(marker),
+              (pids) => pids.length === 0,
+              { timeoutMs: 2000 },
+            );
+            expect(left, 'commands of the killed owner still running').toEqual([]);
+          }
+        } finally {
+          child.kill('SIGKILL');
+        }
+      },
+      60_000,
+    );
+
+    /** A new provider's first sandbox clears what a dead owner left: nothing of it remains. */
+    async function expectReapedByNextProvider(
+      newProvider: () => Promise<SandboxProvider>,
+      owner: string,
+    ): Promise<void> {
+      const probe = host!;
+      const next = await newProvider();
+      const sandbox = await next.create(mergeSpec(spec, { label: 'after-crash' }));
+      expect((await sandbox.exec('echo fresh')).output).toBe('fresh\n');
+      const left = await waitUntil(
+        () => probe.residue(owner),
+        (residue) => residue.length === 0,
+        { timeoutMs: 2000 },
+      );
+      expect(left, 'what the killed owner left after the next provider started').toEqual([]);
+    }
   });
 }
