@@ -12,6 +12,12 @@ export interface BoxLaunch {
   readonly bwrapArgs: readonly string[];
   readonly command: readonly string[];
   readonly cgroup: Cgroup | null;
+  /**
+   * Label of the sandbox, set as INTERCODE_SANDBOX in the environment of the outer bwrap process
+   * (visible to the host and to reapers), never inside the sandbox, where every sandbox must look
+   * the same (an agent's and an evaluator's `env` output must not differ).
+   */
+  readonly label: string;
 }
 
 /** A running bubblewrap process tree: its own pid namespace, so killing it kills everything in it. */
@@ -46,7 +52,10 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
     '--',
     ...launch.command,
   ];
-  const child = spawn('nsenter', args, { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn('nsenter', args, {
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, INTERCODE_SANDBOX: launch.label },
+  });
   const exited = new Promise<number>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
     child.once('error', () => resolve(127));

@@ -88,7 +88,6 @@ export class BwrapSandbox implements Sandbox {
     for (const [name, value] of Object.entries({ ...BASE_ENV, ...this.#config.env, ...env })) {
       args.push('--setenv', name, value);
     }
-    args.push('--setenv', 'INTERCODE_SANDBOX', this.#config.label);
     args.push('--chdir', cwd);
     return args;
   }
@@ -119,6 +118,7 @@ export class BwrapSandbox implements Sandbox {
       bwrapArgs: this.#bwrapArgs(cwd, env),
       command,
       cgroup: this.#config.cgroup,
+      label: this.#config.label,
     }).then((box) => {
       this.#boxes.add(box);
       box.exited.then(() => this.#boxes.delete(box));
