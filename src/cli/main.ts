@@ -21,9 +21,12 @@ export function createProgram(): Command {
   const program = new Command('intercode')
     .description('Interactive coding benchmarks as reinforcement-learning environments')
     .version(packageVersion())
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(`intercode: ${text.replace(/^error: /, '')}`) });
+    // One line per usage error (DESIGN §9), the pointer to --help on the same line.
+    .configureOutput({
+      outputError: (text, write) =>
+        write(`intercode: ${text.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`),
+    });
   registerRun(program);
   registerPlay(program);
   registerReport(program);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Agent } from '../agents/agent.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import type { Env } from '../core/env.js';
+import { DatasetError } from '../core/errors.js';
 import type { Dataset, Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
 import type { EpisodeRecord } from './episode-record.js';
@@ -40,15 +41,20 @@ export interface RunResult {
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const { log, previous } = EpisodeLog.open(options.outDir, options.resume);
-  const done = new Set(
-    previous
-      .filter((record) => record.dataset === options.description.dataset)
-      .map((record) => record.taskId),
-  );
-  const kept = previous.filter((record) => record.dataset === options.description.dataset);
+  // Resuming with another dataset (or the same task file spelled differently) would play every
+  // task again next to the old episodes: duplicate task ids in one log.
+  const foreign = previous.find((record) => record.dataset !== options.description.dataset);
+  if (foreign) {
+    log.close();
+    throw new DatasetError(
+      'DATASET_INVALID',
+      `${options.outDir} holds episodes of ${foreign.dataset}, not ${options.description.dataset}: resume with the same dataset, or choose another --out`,
+    );
+  }
+  const done = new Set(previous.map((record) => record.taskId));
   const queue = options.tasks.filter((task) => !done.has(task.id));
   options.onStart?.(queue.length, options.tasks.length - queue.length);
-  const finished: EpisodeRecord[] = [...kept];
+  const finished: EpisodeRecord[] = [...previous];
   let next = 0;
   let interrupted = false;
 

@@ -19,11 +19,13 @@ function closeAll(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
+  // When the application handles the signal itself, it decides (it may finish cleanly first and
+  // call reapAllNow); the exit handler still reaps whatever is left.
+  if (process.listenerCount(signal) > 1) return;
   closeAll();
-  // Restore the default action and re-raise, so the process ends as it would have without us,
-  // unless the application has its own handler, which then decides.
+  // Restore the default action and re-raise, so the process ends as it would have without us.
   process.off(signal, onSignal);
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  process.kill(process.pid, signal);
 }
 
 /**

@@ -74,6 +74,7 @@ export function readRecordedTrajectories(path: string): RecordedEpisode[] {
         actions: turns.map((turn) => String(asRecord(turn)?.action ?? '')),
       });
     });
+    if (episodes.length === 0) fail(path, 'holds no episodes');
     return episodes;
   }
   let data: Record<string, unknown> | undefined;

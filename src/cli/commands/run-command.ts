@@ -5,7 +5,7 @@ import type { Agent } from '../../agents/agent.js';
 import { GoldAgent } from '../../agents/gold-agent.js';
 import { HumanAgent } from '../../agents/human-agent.js';
 import { ReplayAgent } from '../../agents/replay/replay-agent.js';
-import { UsageError } from '../../core/errors.js';
+import { SandboxError, UsageError } from '../../core/errors.js';
 import type { Dataset } from '../../core/task.js';
 import { resolveDataset } from '../../datasets/resolve-dataset.js';
 import { createEnvRegistry, type EnvDefinition } from '../../envs/env-registry.js';
@@ -130,6 +130,18 @@ export function registerRun(program: Command): void {
       const providerFactory = createProviderRegistry().get(flags.backend);
       const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
       const provider = providerFactory();
+      // Without this, every episode would be recorded as failed and the run would "succeed".
+      const check = await provider.check();
+      if (!check.ok) {
+        await provider.close();
+        const missing = check.items.filter((item) => !item.ok && !item.optional);
+        throw new SandboxError(
+          'SANDBOX_UNAVAILABLE',
+          `the ${flags.backend} sandbox cannot run here: ${missing
+            .map((item) => `${item.name}: ${item.detail}${item.fix ? ` (fix: ${item.fix})` : ''}`)
+            .join('; ')}`,
+        );
+      }
       const tty = process.stderr.isTTY && !flags.json && flags.agent !== 'human';
       const bar = tty
         ? new SingleBar({

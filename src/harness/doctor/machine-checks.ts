@@ -47,9 +47,48 @@ export function nodeCheck(): CheckItem {
   };
 }
 
+/** Commands the NL2Bash tasks use that a minimal Debian or Ubuntu lacks, with their packages. */
+const BASH_TOOLS: readonly (readonly [command: string, pkg: string])[] = [
+  ['cal', 'ncal'],
+  ['column', 'bsdextrautils'],
+  ['cpio', 'cpio'],
+  ['curl', 'curl'],
+  ['dig', 'bind9-dnsutils'],
+  ['hostname', 'hostname'],
+  ['jq', 'jq'],
+  ['ping', 'iputils-ping'],
+  ['pstree', 'psmisc'],
+  ['tree', 'tree'],
+  ['w', 'procps'],
+];
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '/usr/bin:/bin')
+    .split(':')
+    .some((dir) => dir !== '' && existsSync(`${dir}/${command}`));
+}
+
+/** The tools of the `host` image that Bash tasks call (missing ones make their golds fail). */
+export function bashToolChecks(): CheckItem[] {
+  const missing = BASH_TOOLS.filter(([command]) => !onPath(command));
+  const packages = [...new Set(missing.map(([, pkg]) => pkg))];
+  return [
+    {
+      name: 'NL2Bash tools (host image)',
+      ok: missing.length === 0,
+      optional: true,
+      detail:
+        missing.length === 0
+          ? `${BASH_TOOLS.map(([command]) => command).join(' ')} present`
+          : `missing: ${missing.map(([command]) => command).join(' ')}`,
+      fix: `apt-get install -y --no-install-recommends ${packages.join(' ')}`,
+    },
+  ];
+}
+
 /** Interpreters and database engines the environments use. */
 export async function environmentChecks(): Promise<CheckItem[]> {
-  const items: CheckItem[] = [];
+  const items: CheckItem[] = [...bashToolChecks()];
   const python = version('/usr/bin/python3', ['--version']);
   items.push({
     name: 'python3 (Debian, for the Python env)',

@@ -93,7 +93,14 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
       launch.cgroup.addProcess(innerPid);
     }
   } catch (error) {
+    // The inner process waits on --block-fd and does not die with the outer one: kill both.
     child.kill('SIGKILL');
+    try {
+      process.kill(innerPid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    block.destroy();
     throw new SandboxError(
       'SANDBOX_START_FAILED',
       `cannot place the sandbox in its cgroup: ${(error as Error).message}`,

@@ -57,6 +57,8 @@ export class BwrapSandbox implements Sandbox {
   readonly #sessions = new Set<BashSession>();
   readonly #boxes = new Set<BoxProcess>();
   #closed = false;
+  /** The cgroup and runtime directory are gone (closeSync only kills: close() still removes them). */
+  #released = false;
 
   private constructor(id: string, config: BwrapSandboxConfig) {
     this.id = id;
@@ -295,8 +297,9 @@ export class BwrapSandbox implements Sandbox {
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#released) return;
     this.#closed = true;
+    this.#released = true;
     await this.#killAll();
     await this.#config.cgroup?.remove();
     try {

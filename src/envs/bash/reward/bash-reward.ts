@@ -16,9 +16,9 @@
  * Rounding is Python's `round` (half-even on the exact binary value), not `Math.round`.
  */
 
+import { pythonRound } from '../../shared/python-round.js';
 import { erf } from './erf.js';
 import type { GitStatusEntry } from './git-status.js';
-import { pythonRound } from './python-round.js';
 import { tfidfCosine } from './tfidf-cosine.js';
 
 /** The most each part can contribute, and the floor of the reward. */

@@ -1,3 +1,4 @@
+export { pythonRound } from '../../shared/python-round.js';
 export {
   answerSimilarity,
   answerSimilarityScore,
@@ -17,5 +18,4 @@ export {
 } from './bash-reward.js';
 export { erf } from './erf.js';
 export { formatGitStatus, type GitStatusEntry, parseGitStatus, pythonSplit } from './git-status.js';
-export { pythonRound } from './python-round.js';
 export { tfidfCosine, tfidfTokens } from './tfidf-cosine.js';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pythonRound } from '../../../../src/envs/bash/reward/python-round.js';
+import { pythonRound } from '../../../src/envs/shared/python-round.js';
 
 /** [x, digits, round(x, digits)] from /usr/bin/python3 (test/fixtures/generate-python-reward-fixtures.py). */
 const fixture = JSON.parse(
-  readFileSync(new URL('../../../fixtures/python-round-cases.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/python-round-cases.json', import.meta.url), 'utf8'),
 ) as { meta: { python: string }; cases: [number, number, number][] };
 
 describe('pythonRound', () => {

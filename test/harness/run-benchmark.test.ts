@@ -1,0 +1,221 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/agents/agent.js';
+import { GoldAgent } from '../../src/agents/gold-agent.js';
+import type { Dataset, Task } from '../../src/core/task.js';
+import { createEnvRegistry } from '../../src/envs/env-registry.js';
+import type { EpisodeRecord } from '../../src/harness/episode-record.js';
+import { type RunOptions, runBenchmark } from '../../src/harness/run-benchmark.js';
+import { BwrapProvider } from '../../src/sandbox/index.js';
+import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
+
+// runBenchmark in-process with real BashEnvs on the host image (no task file system to build).
+const made: string[] = [];
+process.env.INTERCODE_CACHE_DIR = tempDir('run-benchmark-cache', made);
+const provider = new BwrapProvider();
+const bash = createEnvRegistry().get('bash');
+let available = false;
+
+function task(index: number, gold: string, extra: Partial<Task> = {}): Task {
+  return { id: `t${index}`, index, query: `task ${index}`, gold, meta: {}, ...extra };
+}
+
+/** Eight quick tasks; task 5 names a file system whose setup script does not exist (an infrastructure failure). */
+const dataset: Dataset = {
+  id: 'test/quick',
+  env: 'bash',
+  tasks: [
+    task(0, 'echo zero', { group: 'even' }),
+    task(1, 'echo one one', { group: 'odd' }),
+    task(2, 'mkdir -p /work2 && echo two > /work2/two.txt', { group: 'even' }),
+    task(3, 'printf "three\\n"', { group: 'odd' }),
+    task(4, 'seq 4', { group: 'even' }),
+    task(5, 'echo five', { group: 'odd', meta: { fileSystem: 'broken' } }),
+    task(6, 'echo six; false', { group: 'even' }),
+    task(7, 'echo seven > /seven.txt && cat /seven.txt', { group: 'odd' }),
+  ],
+  assets: { 'setupScript:broken': '/nonexistent/intercode-test/setup.sh' },
+};
+
+function options(outDir: string, overrides: Partial<RunOptions> = {}): RunOptions {
+  return {
+    dataset,
+    tasks: dataset.tasks,
+    description: { dataset: dataset.id, env: 'bash', agent: 'gold', backend: 'bwrap' },
+    createEnv: () => bash.create({ dataset, provider }),
+    agent: new GoldAgent(bash.goldActions),
+    concurrency: 1,
+    outDir,
+    resume: false,
+    maxTurns: 10,
+    scoreEveryTurn: true,
+    ...overrides,
+  };
+}
+
+const lines = (dir: string) =>
+  readFileSync(join(dir, 'episodes.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as EpisodeRecord);
+const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+const byTask = (records: readonly EpisodeRecord[]) =>
+  Object.fromEntries(records.map((r) => [r.taskId, { reward: r.reward, error: r.error }]));
+
+beforeAll(async () => {
+  available = (await provider.check()).ok;
+});
+
+afterAll(async () => {
+  await provider.close();
+  cleanup(made);
+});
+
+describe('runBenchmark', () => {
+  it('records a failing episode with its error and goes on with a fresh env', async (context) => {
+    if (!available) context.skip();
+    const out = tempDir('run', made);
+    const seen: string[] = [];
+    let started: [number, number] | undefined;
+    const result = await runBenchmark(
+      options(out, {
+        onStart: (total, skipped) => {
+          started = [total, skipped];
+        },
+        onEpisode: (record) => seen.push(record.taskId),
+      }),
+    );
+    expect(started).toEqual([8, 0]);
+    expect(result.interrupted).toBe(false);
+    expect(seen).toEqual(dataset.tasks.map((t) => t.id));
+    const records = lines(out);
+    expect(records.map((r) => r.taskId)).toEqual(seen);
+    const broken = records[5]!;
+    expect(broken).toMatchObject({ taskId: 't5', success: false, turns: [], turnsTaken: 0, maxReward: 0 });
+    expect(broken.error).toMatch(/ENOENT.*\/nonexistent\/intercode-test\/setup\.sh/);
+    for (const record of records.filter((r) => r.taskId !== 't5')) {
+      expect({ id: record.taskId, success: record.success }).toEqual({ id: record.taskId, success: true });
+    }
+    // A gold that exits non-zero still scores 1 (outputs match), but its turn is inadmissible.
+    expect(records[6]!.turns[0]).toMatchObject({ admissible: false, reward: 1 });
+    const summary = summaryOf(out);
+    expect(summary).toEqual(result.summary);
+    expect(summary).toMatchObject({ n: 8, solved: 7, episodeErrors: 1, complete: true });
+    expect(summary.errorRate).toBeCloseTo(1 / 8, 12);
+    expect(summary.byGroup).toEqual({
+      even: { n: 4, successRate: 1, meanReward: 1 },
+      odd: { n: 4, successRate: 0.75, meanReward: 0.75 },
+    });
+  });
+
+  it('gives the same records per task with 3 workers, in task order in the result', async (context) => {
+    if (!available) context.skip();
+    const one = await runBenchmark(options(tempDir('run', made)));
+    const out = tempDir('run', made);
+    const three = await runBenchmark(options(out, { concurrency: 3 }));
+    expect(three.episodes.map((r) => r.taskId)).toEqual(dataset.tasks.map((t) => t.id));
+    expect(byTask(lines(out))).toEqual(byTask(one.episodes));
+    expect(three.summary).toMatchObject({ n: 8, solved: 7, complete: true });
+  });
+
+  it('stops on abort: episodes in flight are dropped, the summary says incomplete', async (context) => {
+    if (!available) context.skip();
+    const out = tempDir('run', made);
+    const controller = new AbortController();
+    const result = await runBenchmark(
+      options(out, {
+        signal: controller.signal,
+        onEpisode: (record) => {
+          if (record.taskId === 't1') controller.abort();
+        },
+      }),
+    );
+    expect(result.interrupted).toBe(true);
+    expect(lines(out).map((r) => r.taskId)).toEqual(['t0', 't1']);
+    expect(summaryOf(out)).toMatchObject({ n: 2, complete: false });
+    expect(provider.size).toBe(0);
+  });
+
+  it('resumes: skips finished tasks, drops a torn line, refuses a used directory without resume', async (context) => {
+    if (!available) context.skip();
+    const out = tempDir('run', made);
+    const first = await runBenchmark(options(out, { tasks: dataset.tasks.slice(0, 3) }));
+    expect(first.summary).toMatchObject({ n: 3, complete: true });
+    const text = readFileSync(join(out, 'episodes.jsonl'), 'utf8');
+    writeFileSync(join(out, 'episodes.jsonl'), `${text}{"taskId": "t3", "dat`);
+    await expect(runBenchmark(options(out))).rejects.toThrow(/already holds episodes: pass --resume/);
+
+    let started: [number, number] | undefined;
+    const resumed = await runBenchmark(
+      options(out, {
+        resume: true,
+        onStart: (total, skipped) => {
+          started = [total, skipped];
+        },
+      }),
+    );
+    expect(started).toEqual([5, 3]);
+    const records = lines(out);
+    expect(records.map((r) => r.taskId)).toEqual(dataset.tasks.map((t) => t.id));
+    expect(records.slice(0, 3)).toEqual(first.episodes);
+    expect(resumed.episodes.map((r) => r.taskId)).toEqual(dataset.tasks.map((t) => t.id));
+    expect(resumed.summary).toMatchObject({ dataset: 'test/quick', n: 8, solved: 7, complete: true });
+  });
+
+  it('refuses to resume a directory that holds episodes of another dataset', async (context) => {
+    if (!available) context.skip();
+    const out = tempDir('run', made);
+    await runBenchmark(options(out, { tasks: dataset.tasks.slice(0, 2) }));
+    const before = readFileSync(join(out, 'episodes.jsonl'), 'utf8');
+    const other = { ...dataset, id: './test/quick' };
+    await expect(
+      runBenchmark(
+        options(out, {
+          dataset: other,
+          description: { dataset: other.id, env: 'bash', agent: 'gold', backend: 'bwrap' },
+          resume: true,
+        }),
+      ),
+    ).rejects.toThrow(`${out} holds episodes of test/quick, not ./test/quick`);
+    expect(readFileSync(join(out, 'episodes.jsonl'), 'utf8')).toBe(before);
+  });
+
+  it('truncates at maxTurns, and scores only submits without scoreEveryTurn', async (context) => {
+    if (!available) context.skip();
+    const stubborn: Agent = {
+      name: 'stubborn',
+      episode: () => ({ act: async ({ turn }) => (turn < 5 ? 'echo wrong' : 'submit') }),
+    };
+    const out = tempDir('run', made);
+    const cut = await runBenchmark(
+      options(out, { agent: stubborn, maxTurns: 2, tasks: dataset.tasks.slice(0, 1) }),
+    );
+    expect(cut.episodes[0]).toMatchObject({
+      turnsTaken: 2,
+      truncated: true,
+      terminated: false,
+      success: false,
+    });
+    expect(cut.episodes[0]!.turns[0]!.reward).toBeCloseTo(0.67, 12);
+
+    const goldThenSubmit: Agent = {
+      name: 'gold-submit',
+      episode: (t) => ({ act: async ({ turn }) => [t.gold as string, 'submit'][turn] }),
+    };
+    const submitted = await runBenchmark(
+      options(tempDir('run', made), {
+        agent: goldThenSubmit,
+        scoreEveryTurn: false,
+        tasks: dataset.tasks.slice(0, 2),
+      }),
+    );
+    for (const record of submitted.episodes) {
+      expect(record.turns.map((t) => [t.action, t.reward])).toEqual([
+        [record.gold, 0],
+        ['submit', 1],
+      ]);
+      expect(record).toMatchObject({ terminated: true, truncated: false, success: true, reward: 1 });
+    }
+  });
+});
