@@ -19,6 +19,10 @@ export type ErrorCode =
   | 'DATASET_INVALID'
   | 'DATASET_DOWNLOAD'
   | 'DATASET_UNAVAILABLE'
+  | 'SQL_ENGINE_UNAVAILABLE'
+  | 'SQL_ENGINE_FAILED'
+  | 'SQL_DATABASE_UNKNOWN'
+  | 'SQL_SESSION_CLOSED'
   | 'USAGE';
 
 const marker = Symbol.for('intercode.error');

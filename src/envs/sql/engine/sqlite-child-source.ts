@@ -1,0 +1,127 @@
+/**
+ * The program of a SQLite session process (plain CommonJS, run with `node -e`, so that it works the
+ * same from the TypeScript sources under test and from the built package). It holds the pristine
+ * database image in memory and a writable in-memory copy of it (`new Database(buffer)`), and answers
+ * the messages of `SqliteChildRequest` over the IPC channel (V8 serialisation, so `bigint` and
+ * `Buffer` values cross intact).
+ *
+ * Why a process and not a worker thread: better-sqlite3 is synchronous and has no interrupt, and a
+ * worker stuck in `sqlite3_step` cannot be terminated (`worker.terminate()` waits for JavaScript to
+ * run again, which never happens for `WITH RECURSIVE … SELECT count(*)`); a process can be killed.
+ *
+ * argv[1] is a JSON object: `{ modulePath, heapLimitBytes }`. A watchdog thread kills the process
+ * when its parent dies (the main thread may be inside a runaway query and never see the IPC
+ * channel close).
+ */
+export const SQLITE_CHILD_SOURCE = String.raw`
+'use strict';
+const { readFileSync } = require('node:fs');
+const { Worker } = require('node:worker_threads');
+const config = JSON.parse(process.argv[1]);
+const Database = require(config.modulePath);
+
+new Worker(
+  "const { workerData } = require('node:worker_threads');" +
+    "setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 200);",
+  { eval: true, workerData: process.ppid },
+).unref();
+
+let pristine = null;
+let db = null;
+let heapLimited = false;
+
+function open() {
+  if (db) {
+    try {
+      db.close();
+    } catch {}
+  }
+  db = new Database(pristine);
+  db.defaultSafeIntegers(true);
+  db.pragma('foreign_keys = OFF');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('trusted_schema = OFF');
+  if (!heapLimited) {
+    db.pragma('hard_heap_limit = ' + Number(config.heapLimitBytes));
+    heapLimited = true;
+  }
+}
+
+function failure(error) {
+  const message = error && typeof error.message === 'string' ? error.message : String(error);
+  const code = error && typeof error.code === 'string' ? error.code : error && error.name;
+  return { kind: 'error', message, code };
+}
+
+function query(sql, maxRows, countLimit) {
+  let statement;
+  try {
+    statement = db.prepare(sql);
+  } catch (error) {
+    return failure(error);
+  }
+  const changes = !(statement.reader && statement.readonly);
+  try {
+    if (!statement.reader) {
+      const info = statement.run();
+      return { kind: 'ok', affectedRows: info.changes, changes };
+    }
+    statement.raw(true);
+    const columns = statement.columns().map((column) => column.name);
+    const rows = [];
+    let total = 0;
+    let capped = false;
+    for (const row of statement.iterate()) {
+      total++;
+      if (rows.length < maxRows) rows.push(row);
+      else if (total > countLimit) {
+        total--;
+        capped = true;
+        break;
+      }
+    }
+    return { kind: 'rows', columns, rows, totalRows: total, capped, changes };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+function replay(statements) {
+  for (let i = 0; i < statements.length; i++) {
+    const outcome = query(statements[i], 0, Number.POSITIVE_INFINITY);
+    if (outcome.kind === 'error') return { kind: 'error', message: outcome.message, failedAt: i };
+  }
+  return { kind: 'ok' };
+}
+
+function handle(message) {
+  switch (message.op) {
+    case 'open':
+      pristine = readFileSync(message.file);
+      open();
+      return { kind: 'ok' };
+    case 'reset':
+      open();
+      return { kind: 'ok' };
+    case 'query':
+      return query(message.sql, message.maxRows, message.countLimit);
+    case 'replay':
+      return replay(message.statements);
+    default:
+      return { kind: 'error', message: 'unknown request ' + message.op };
+  }
+}
+
+process.on('message', (message) => {
+  let reply;
+  try {
+    reply = handle(message);
+  } catch (error) {
+    reply = failure(error);
+  }
+  reply.id = message.id;
+  process.send(reply);
+});
+process.on('disconnect', () => process.exit(0));
+process.send({ id: 0, kind: 'ok' });
+`;

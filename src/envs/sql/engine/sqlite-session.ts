@@ -1,0 +1,273 @@
+import { SqlEngineError } from './sql-engine-error.js';
+import { type QueryOptions, type QueryOutcome, QUERY_ERROR, type SqlSession } from './sql-engine.js';
+import { singleStatement } from './single-statement.js';
+import { doubleQuotedAsString, unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
+import type { SqliteChildReply } from './sqlite-child-protocol.js';
+import { sqliteRefusal } from './sqlite-guard.js';
+import { SqliteProcess, type SqliteProcessLimits } from './sqlite-process.js';
+
+/** Settings of SQLite sessions. */
+export interface SqliteSessionLimits extends SqliteProcessLimits {
+  /** Rows counted in all before counting stops (`totalRowsCapped`). */
+  readonly countLimit: number;
+  /** Statements that changed the database kept for replay after a restart; past it a restart starts pristine. */
+  readonly replayLimit: number;
+  /** Time limit of that replay. */
+  readonly replayTimeoutMs: number;
+  /** `"x"` that names no column is the string `'x'` (SQLite's legacy behaviour; see `sqlite-double-quoted-strings.ts`). */
+  readonly doubleQuotedStrings: boolean;
+}
+
+/** Rewrites of one query for double-quoted strings (one per distinct unresolved name). */
+const MAX_REWRITES = 64;
+
+/** The session's process is gone and could not be restarted. */
+function failed(database: string, cause: unknown): SqlEngineError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new SqlEngineError('SQL_ENGINE_FAILED', `SQLite session on ${database} failed: ${reason}`, { cause });
+}
+
+/** Converts values the IPC channel turned into plain `Uint8Array`s back into `Buffer`s. */
+function nativeRows(rows: unknown[][]): unknown[][] {
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const value = row[i];
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value)) {
+        row[i] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      }
+    }
+  }
+  return rows;
+}
+
+/**
+ * A session on one SQLite database, run in its own process (see `SQLITE_CHILD_SOURCE`) on an
+ * in-memory copy of the pristine database file.
+ *
+ * - `reset` swaps in a fresh copy of the pristine image (no file access; about a millisecond).
+ * - A query past its time limit gets the process killed; a new process starts on the pristine image
+ *   and replays, in order, the statements since the last reset that changed the database or the
+ *   transaction state, so the session keeps its state (as a server's `KILL QUERY` would).
+ * - A query that kills the process (out of memory) is answered the same way, as `ENGINE_CRASHED`.
+ */
+export class SqliteSession implements SqlSession {
+  private process: SqliteProcess | undefined;
+  private starting: Promise<SqliteProcess> | undefined;
+  private changes: string[] = [];
+  private changesDropped = false;
+  private closed = false;
+  private generation = 0;
+
+  private constructor(
+    readonly database: string,
+    private readonly file: string,
+    private readonly limits: SqliteSessionLimits,
+    private readonly onClose: (session: SqliteSession) => void,
+  ) {}
+
+  /** Starts the session's process on the pristine file of `database`. */
+  static async open(
+    database: string,
+    file: string,
+    limits: SqliteSessionLimits,
+    onClose: (session: SqliteSession) => void,
+  ): Promise<SqliteSession> {
+    const session = new SqliteSession(database, file, limits, onClose);
+    await session.ready();
+    return session;
+  }
+
+  async query(sql: string, options: QueryOptions): Promise<QueryOutcome> {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    if (this.closed) throw this.closedError();
+    const check = singleStatement(sql, 'sqlite');
+    if (!check.ok) return { kind: 'error', message: check.message, code: check.code, durationMs: elapsed() };
+    const refusal = sqliteRefusal(check.statement);
+    if (refusal) return { kind: 'error', message: refusal, code: QUERY_ERROR.forbidden, durationMs: elapsed() };
+    const deadline = started + Math.max(0, options.timeoutMs);
+    let text = sql;
+    for (let attempt = 0; ; attempt++) {
+      const process = await this.ready();
+      const request = { op: 'query', sql: text, maxRows: Math.max(0, options.maxRows), countLimit: this.limits.countLimit } as const;
+      const result = await this.within(process.request(request), deadline);
+      if (result === 'timeout') {
+        process.kill();
+        this.restart();
+        return {
+          kind: 'error',
+          message: `query timed out after ${options.timeoutMs} ms`,
+          code: QUERY_ERROR.timeout,
+          timedOut: true,
+          durationMs: elapsed(),
+        };
+      }
+      if (!('reply' in result)) {
+        const reason = process.stderrTail();
+        this.restart();
+        return {
+          kind: 'error',
+          message: `the query ended the SQLite process${reason ? `: ${reason}` : ' (out of memory?)'}`,
+          code: QUERY_ERROR.crashed,
+          durationMs: elapsed(),
+        };
+      }
+      const { reply } = result;
+      if (reply.kind === 'error' && this.limits.doubleQuotedStrings && attempt < MAX_REWRITES) {
+        const name = unresolvedDoubleQuoted(reply.message);
+        const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name);
+        if (rewritten !== undefined) {
+          text = rewritten;
+          continue;
+        }
+      }
+      return this.outcome(text, reply, elapsed());
+    }
+  }
+
+  /** The reply, or `timeout` when the deadline (a `performance.now()` time) passes first. */
+  private async within(
+    request: Promise<SqliteChildReply>,
+    deadline: number,
+  ): Promise<{ reply: SqliteChildReply } | { error: unknown } | 'timeout'> {
+    let timer: NodeJS.Timeout | undefined;
+    const expiry = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
+    });
+    const result = await Promise.race([
+      request.then(
+        (reply) => ({ reply }),
+        (error: unknown) => ({ error }),
+      ),
+      expiry,
+    ]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  async reset(): Promise<void> {
+    this.changes = [];
+    this.changesDropped = false;
+    const process = await this.ready();
+    try {
+      await this.resetProcess(process);
+    } catch (error) {
+      process.kill();
+      this.restart();
+      await this.ready().catch(() => {
+        throw failed(this.database, error);
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose(this);
+    const pending = this.starting;
+    this.process?.kill();
+    this.process = undefined;
+    if (pending) (await pending.catch(() => undefined))?.kill();
+  }
+
+  private closedError(): SqlEngineError {
+    return new SqlEngineError('SQL_SESSION_CLOSED', `the SQLite session on ${this.database} is closed`);
+  }
+
+  private outcome(sql: string, reply: SqliteChildReply, durationMs: number): QueryOutcome {
+    if (reply.kind === 'error') {
+      return { kind: 'error', message: reply.message, ...(reply.code ? { code: reply.code } : {}), durationMs };
+    }
+    if (reply.changes) this.remember(sql);
+    if (reply.kind === 'ok') {
+      return { kind: 'ok', ...(reply.affectedRows !== undefined ? { affectedRows: reply.affectedRows } : {}), durationMs };
+    }
+    const rows = nativeRows(reply.rows);
+    return {
+      kind: 'rows',
+      columns: reply.columns,
+      rows,
+      totalRows: reply.totalRows,
+      truncated: reply.totalRows > rows.length,
+      ...(reply.capped ? { totalRowsCapped: true } : {}),
+      durationMs,
+    };
+  }
+
+  private remember(sql: string): void {
+    if (this.changes.length < this.limits.replayLimit) this.changes.push(sql);
+    else this.changesDropped = true;
+  }
+
+  /** The live process, waiting for a (re)start in progress; throws when the session cannot go on. */
+  private async ready(): Promise<SqliteProcess> {
+    if (this.closed) throw this.closedError();
+    if (this.process?.alive) return this.process;
+    if (!this.starting) this.restart();
+    try {
+      return await (this.starting as Promise<SqliteProcess>);
+    } catch (error) {
+      this.starting = undefined;
+      throw failed(this.database, error);
+    }
+  }
+
+  /** Starts a new process in the background: pristine image, then the replay of the session's changes. */
+  private restart(): void {
+    this.process = undefined;
+    const replay = this.changesDropped ? [] : [...this.changes];
+    if (this.changesDropped) {
+      this.changes = [];
+      this.changesDropped = false;
+    }
+    const generation = ++this.generation;
+    const starting = (async () => {
+      let process = await this.startOpened();
+      if (replay.length > 0) {
+        const replayed = await this.replay(process, replay);
+        if (replayed !== 'ok') this.changes = [];
+        if (replayed === 'timeout') process = await this.startOpened();
+        else if (replayed === 'failed') await this.resetProcess(process);
+      }
+      if (this.closed) process.kill();
+      else if (this.generation === generation) {
+        this.process = process;
+        this.starting = undefined;
+      }
+      return process;
+    })();
+    starting.catch(() => undefined);
+    this.starting = starting;
+  }
+
+  /** A new process with the pristine database open. */
+  private async startOpened(): Promise<SqliteProcess> {
+    const process = await SqliteProcess.start(this.limits);
+    try {
+      const opened = await process.request({ op: 'open', file: this.file });
+      if (opened.kind === 'error') throw new Error(opened.message);
+      return process;
+    } catch (error) {
+      process.kill();
+      throw error;
+    }
+  }
+
+  private async resetProcess(process: SqliteProcess): Promise<void> {
+    const reply = await process.request({ op: 'reset' });
+    if (reply.kind === 'error') throw new Error(reply.message);
+  }
+
+  /** Replays statements within the replay time limit (killing the process when it is exceeded). */
+  private async replay(process: SqliteProcess, statements: string[]): Promise<'ok' | 'failed' | 'timeout'> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.limits.replayTimeoutMs);
+    });
+    const reply = await Promise.race([process.request({ op: 'replay', statements }), deadline]);
+    clearTimeout(timer);
+    if (reply !== 'timeout') return reply.kind === 'error' ? 'failed' : 'ok';
+    process.kill();
+    return 'timeout';
+  }
+}
