@@ -9,8 +9,8 @@ export interface Observation {
   /** Result rows of a query, when the environment runs queries. */
   readonly rows?: readonly (readonly unknown[])[];
   readonly columns?: readonly string[];
-  /** Present when the output was cut; the original size in bytes. */
-  readonly truncated?: { readonly originalBytes: number };
+  /** Present when the output was cut: the original size in bytes (text) or in rows (result sets). */
+  readonly truncated?: { readonly originalBytes?: number; readonly originalRows?: number };
   /** True when the action was stopped by its time limit. */
   readonly timedOut?: boolean;
   readonly durationMs: number;

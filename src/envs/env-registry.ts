@@ -1,46 +1,74 @@
 import type { Env } from '../core/env.js';
+import { UsageError } from '../core/errors.js';
 import { Registry } from '../core/registry.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { BashEnv } from './bash/bash-env.js';
+import { openSqlEnvs } from './sql/open-sql-envs.js';
 
-/** What every environment factory receives. */
-export interface EnvContext {
+/** What a run asks of an environment kind. Options an env does not use are ignored. */
+export interface EnvOpenOptions {
   readonly dataset: Dataset;
   readonly provider: SandboxProvider;
   readonly image?: string;
   readonly actionTimeoutMs?: number;
   /** `upstream` reproduces the original's command handling (see each env's documentation). */
   readonly compat?: 'fixed' | 'upstream';
+  /** SQL engine: `sqlite` (default), `mysql` or `postgres`. */
+  readonly engine?: string;
+  /** A database server of the user's for `mysql`/`postgres`; without it, the project starts its own. */
+  readonly dbUrl?: string;
+  /** SQL: add the schema hint to the task (the paper's Table 5). */
+  readonly handicap?: boolean;
 }
 
-/** One environment kind: how to make it and how its gold solution is played. */
+/** Makes envs for one run; what they share (a database server, prepared databases) lives here. */
+export interface EnvFactory {
+  create(): Env;
+  /** Releases what the envs shared. */
+  close(): Promise<void>;
+}
+
+/** One environment kind: how to open it for a run and how its gold solution is played. */
 export interface EnvDefinition {
-  readonly create: (context: EnvContext) => Env;
+  readonly open: (options: EnvOpenOptions) => Promise<EnvFactory>;
   /** The actions that play a task's gold solution (the env's self-test). */
   readonly goldActions: (task: Task) => string[];
 }
 
-function goldText(task: Task): string {
+function goldText(task: Task, separator: string): string {
   if (task.gold === undefined) return '';
-  return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
+  return typeof task.gold === 'string' ? task.gold : task.gold.join(separator);
 }
+
+const bash: EnvDefinition = {
+  open: async (options) => {
+    if (options.engine !== undefined || options.dbUrl !== undefined) {
+      throw new UsageError('--engine and --db-url apply to SQL datasets only');
+    }
+    return {
+      create: () =>
+        new BashEnv({
+          dataset: options.dataset,
+          provider: options.provider,
+          ...(options.image ? { image: options.image } : {}),
+          ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
+          ...(options.compat ? { compat: options.compat } : {}),
+        }),
+      close: async () => {},
+    };
+  },
+  goldActions: (task) => [goldText(task, ';')],
+};
+
+const sql: EnvDefinition = {
+  open: (options) => openSqlEnvs(options),
+  goldActions: (task) => [goldText(task, ' ')],
+};
 
 /** The environments intercode ships, registered explicitly. */
 export function createEnvRegistry(): Registry<EnvDefinition> {
-  return new Registry<EnvDefinition>('environment').register(
-    'bash',
-    {
-      create: (context) =>
-        new BashEnv({
-          dataset: context.dataset,
-          provider: context.provider,
-          ...(context.image ? { image: context.image } : {}),
-          ...(context.actionTimeoutMs ? { actionTimeoutMs: context.actionTimeoutMs } : {}),
-          ...(context.compat ? { compat: context.compat } : {}),
-        }),
-      goldActions: (task) => [goldText(task)],
-    },
-    'Bash shell on a task file system (NL2Bash)',
-  );
+  return new Registry<EnvDefinition>('environment')
+    .register('bash', bash, 'Bash shell on a task file system (NL2Bash)')
+    .register('sql', sql, 'SQL queries on SQLite, MariaDB/MySQL or PostgreSQL (Spider, WikiSQL)');
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agents/agent.js';
 import { GoldAgent } from '../../src/agents/gold-agent.js';
 import type { Dataset, Task } from '../../src/core/task.js';
-import { createEnvRegistry } from '../../src/envs/env-registry.js';
+import { createEnvRegistry, type EnvFactory } from '../../src/envs/env-registry.js';
 import type { EpisodeRecord } from '../../src/harness/episode-record.js';
 import { type RunOptions, runBenchmark } from '../../src/harness/run-benchmark.js';
 import { BwrapProvider } from '../../src/sandbox/index.js';
@@ -38,12 +38,20 @@ const dataset: Dataset = {
   assets: { 'setupScript:broken': '/nonexistent/intercode-test/setup.sh' },
 };
 
+let opened: EnvFactory | undefined;
+
+/** The bash env factory of this file's run (opened on first use: it needs the dataset). */
+function factory(): EnvFactory {
+  if (!opened) throw new Error('the env factory is opened in beforeAll');
+  return opened;
+}
+
 function options(outDir: string, overrides: Partial<RunOptions> = {}): RunOptions {
   return {
     dataset,
     tasks: dataset.tasks,
     description: { dataset: dataset.id, env: 'bash', agent: 'gold', backend: 'bwrap' },
-    createEnv: () => bash.create({ dataset, provider }),
+    createEnv: () => factory().create(),
     agent: new GoldAgent(bash.goldActions),
     concurrency: 1,
     outDir,
@@ -64,10 +72,12 @@ const byTask = (records: readonly EpisodeRecord[]) =>
   Object.fromEntries(records.map((r) => [r.taskId, { reward: r.reward, error: r.error }]));
 
 beforeAll(async () => {
+  opened = await bash.open({ dataset, provider });
   available = (await provider.check()).ok;
 });
 
 afterAll(async () => {
+  await opened?.close();
   await provider.close();
   cleanup(made);
 });

@@ -15,6 +15,8 @@ interface BenchFlags {
   json?: string;
   only?: string;
   bashDataset: string;
+  sqlDataset: string;
+  engine: string;
   backend: string;
   samples: number;
   concurrent: number;
@@ -33,18 +35,21 @@ export function registerBench(program: Command): void {
       50,
     )
     .option('--concurrent <n>', 'sandboxes started at once', positiveInteger('--concurrent'), 32)
-    .option('--only <groups>', 'comma-separated figure groups: sandbox, bash')
+    .option('--only <groups>', 'comma-separated figure groups: sandbox, bash, sql')
     .option('--bash-dataset <id>', 'dataset of the Bash episode figures', 'demo/bash')
+    .option('--sql-dataset <id>', 'dataset of the SQL episode figures', 'spider/dev')
+    .option('--engine <list>', 'comma-separated SQL engines of the SQL figures', 'sqlite')
     .action(async (flags: BenchFlags) => {
       const registry = createProviderRegistry();
       const backends = flags.backend.split(',').map((name) => name.trim());
       for (const backend of backends) {
         if (!registry.has(backend)) throw new UsageError(`--backend: unknown backend "${backend}"`);
       }
-      const groups = new Set((flags.only ?? 'sandbox,bash').split(',').map((name) => name.trim()));
+      const groups = new Set((flags.only ?? 'sandbox,bash,sql').split(',').map((name) => name.trim()));
       for (const group of groups) {
-        if (!['sandbox', 'bash'].includes(group))
-          throw new UsageError(`--only: unknown group "${group}" (known: sandbox, bash)`);
+        if (!['sandbox', 'bash', 'sql'].includes(group)) {
+          throw new UsageError(`--only: unknown group "${group}" (known: sandbox, bash, sql)`);
+        }
       }
       const started = new Date().toISOString();
       const figures: BenchFigure[] = [];
@@ -68,12 +73,13 @@ export function registerBench(program: Command): void {
           if (groups.has('bash')) {
             const dataset = await resolveDataset(flags.bashDataset, { env: 'bash' });
             const bash = envs.get('bash');
+            const factory = await bash.open({ dataset, provider });
             figures.push(
               ...(await runEnvBench({
                 backend,
                 group: `bash (${dataset.id})`,
                 tasks: dataset.tasks,
-                createEnv: () => bash.create({ dataset, provider }),
+                createEnv: () => factory.create(),
                 goldActions: bash.goldActions,
                 samples: flags.samples * 2,
                 concurrency: [1, 2],
@@ -84,6 +90,41 @@ export function registerBench(program: Command): void {
                 onProgress,
               })),
             );
+          }
+          if (groups.has('sql')) {
+            const dataset = await resolveDataset(flags.sqlDataset, { env: 'sql' });
+            const sql = envs.get('sql');
+            // Warm-up: one task per database (its sessions open); measured: every other task, once.
+            const seen = new Set<unknown>();
+            const warmupTasks = dataset.tasks.filter(
+              (task) => !seen.has(task.meta.db) && seen.add(task.meta.db),
+            );
+            const measured = dataset.tasks.filter((task) => !warmupTasks.includes(task));
+            for (const engine of flags.engine.split(',').map((name) => name.trim())) {
+              const factory = await sql.open({ dataset, provider, engine });
+              try {
+                figures.push(
+                  ...(await runEnvBench({
+                    backend: engine,
+                    group: `sql (${dataset.id})`,
+                    tasks: measured,
+                    warmupTasks,
+                    createEnv: () => factory.create(),
+                    goldActions: sql.goldActions,
+                    samples: Math.min(measured.length, flags.samples * 10),
+                    concurrency: [1, 2],
+                    targets: {
+                      ...(engine === 'sqlite'
+                        ? { throughput: { 2: { op: '>=' as const, value: 300, stat: 'p50' as const } } }
+                        : {}),
+                    },
+                    onProgress,
+                  })),
+                );
+              } finally {
+                await factory.close();
+              }
+            }
           }
         } finally {
           await provider.close();

@@ -13,6 +13,8 @@ interface PlayFlags {
   backend: string;
   image: string;
   maxTurns: number;
+  engine?: string;
+  dbUrl?: string;
 }
 
 export function registerPlay(program: Command): void {
@@ -24,6 +26,8 @@ export function registerPlay(program: Command): void {
     .option('--task <n>', 'task index', (value) => Number.parseInt(value, 10), 0)
     .option('--backend <backend>', 'sandbox backend', 'bwrap')
     .option('--image <image>', 'sandbox image', 'host')
+    .option('--engine <engine>', 'SQL engine: sqlite (default), mysql, postgres')
+    .option('--db-url <url>', 'a mysql:// or postgres:// server to use instead of starting one')
     .option('--max-turns <n>', 'turns before the episode is cut', positiveInteger('--max-turns'), 50)
     .action(async (datasetArg: string, flags: PlayFlags) => {
       const dataset = await resolveDataset(datasetArg, { env: flags.env });
@@ -36,7 +40,14 @@ export function registerPlay(program: Command): void {
       const definition = createEnvRegistry().get(dataset.env);
       const provider = createProviderRegistry().get(flags.backend)();
       const agent = new HumanAgent();
-      const env = definition.create({ dataset, provider, image: flags.image });
+      const factory = await definition.open({
+        dataset,
+        provider,
+        image: flags.image,
+        ...(flags.engine ? { engine: flags.engine } : {}),
+        ...(flags.dbUrl ? { dbUrl: flags.dbUrl } : {}),
+      });
+      const env = factory.create();
       try {
         const record = await playEpisode(env, task, agent.episode(task), {
           maxTurns: flags.maxTurns,
@@ -54,6 +65,7 @@ export function registerPlay(program: Command): void {
       } finally {
         agent.close();
         await env.close();
+        await factory.close();
         await provider.close();
       }
     });

@@ -8,7 +8,7 @@ import { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { SandboxError, UsageError } from '../../core/errors.js';
 import type { Dataset } from '../../core/task.js';
 import { resolveDataset } from '../../datasets/resolve-dataset.js';
-import { createEnvRegistry, type EnvDefinition } from '../../envs/env-registry.js';
+import { createEnvRegistry, type EnvDefinition, type EnvFactory } from '../../envs/env-registry.js';
 import { formatTable } from '../../harness/format-table.js';
 import { metricsByGroup } from '../../harness/metrics.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
@@ -32,6 +32,9 @@ interface RunFlags {
   resume?: boolean;
   json?: boolean;
   compat: string;
+  engine?: string;
+  dbUrl?: string;
+  handicap?: boolean;
 }
 
 const AGENTS = ['gold', 'replay', 'human'] as const;
@@ -113,6 +116,9 @@ export function registerRun(program: Command): void {
       "fixed (default) or upstream: reproduce the original's command handling, bugs included",
       'fixed',
     )
+    .option('--engine <engine>', 'SQL engine: sqlite (default), mysql, postgres')
+    .option('--db-url <url>', 'a mysql:// or postgres:// server to use instead of starting one')
+    .option('--handicap', 'SQL: give the agent the tables and columns of the database (paper Table 5)')
     .option('--resume', 'continue the run in --out, skipping the episodes it already has')
     .option('--json', 'print the summary as JSON instead of a table')
     .action(async (datasetArg: string, flags: RunFlags) => {
@@ -142,6 +148,21 @@ export function registerRun(program: Command): void {
             .join('; ')}`,
         );
       }
+      let factory: EnvFactory;
+      try {
+        factory = await definition.open({
+          dataset,
+          provider,
+          image: flags.image,
+          compat: flags.compat as 'fixed' | 'upstream',
+          ...(flags.engine ? { engine: flags.engine } : {}),
+          ...(flags.dbUrl ? { dbUrl: flags.dbUrl } : {}),
+          ...(flags.handicap ? { handicap: true } : {}),
+        });
+      } catch (error) {
+        await provider.close();
+        throw error;
+      }
       const tty = process.stderr.isTTY && !flags.json && flags.agent !== 'human';
       const bar = tty
         ? new SingleBar({
@@ -156,14 +177,14 @@ export function registerRun(program: Command): void {
         const result = await runBenchmark({
           dataset,
           tasks,
-          description: { dataset: dataset.id, env: dataset.env, agent: agent.name, backend: flags.backend },
-          createEnv: () =>
-            definition.create({
-              dataset,
-              provider,
-              image: flags.image,
-              compat: flags.compat as 'fixed' | 'upstream',
-            }),
+          description: {
+            dataset: dataset.id,
+            env: dataset.env,
+            agent: agent.name,
+            backend: flags.backend,
+            ...(dataset.env === 'sql' ? { engine: flags.engine ?? 'sqlite' } : {}),
+          },
+          createEnv: () => factory.create(),
           agent,
           concurrency: flags.concurrency,
           outDir,
@@ -187,6 +208,7 @@ export function registerRun(program: Command): void {
       } finally {
         bar?.stop();
         if (agent instanceof HumanAgent) agent.close();
+        await factory.close();
         await provider.close();
       }
     });

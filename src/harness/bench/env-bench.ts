@@ -7,6 +7,11 @@ export interface EnvBenchOptions {
   /** Figure group, e.g. `bash (demo/bash)`. */
   readonly group: string;
   readonly tasks: readonly Task[];
+  /**
+   * Tasks each env plays once before it is measured (its sessions and file systems warm), distinct
+   * from the measured ones so that nothing task-specific is cached. Default: none beyond one episode.
+   */
+  readonly warmupTasks?: readonly Task[];
   readonly createEnv: () => Env;
   readonly goldActions: (task: Task) => string[];
   /** Whole gold episodes measured one by one. */
@@ -51,7 +56,8 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
   };
   try {
     progress(`${group}: warm-up`);
-    for (const task of tasks) await goldEpisode(env, task, options.goldActions(task));
+    for (const task of options.warmupTasks ?? tasks.slice(0, 1))
+      await goldEpisode(env, task, options.goldActions(task));
     progress(`${group}: gold episodes`);
     for (let i = 0; i < options.samples; i += 1) {
       const task = tasks[i % tasks.length]!;
@@ -85,11 +91,12 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
     const episodes = Math.max(options.samples, tasks.length);
     let next = 0;
     try {
-      // Each env plays one episode first so that every worker is warm when the clock starts.
+      // Each env plays the warm-up tasks first so that every worker is warm when the clock starts.
+      const warmup = options.warmupTasks ?? tasks.slice(0, 1);
       await Promise.all(
-        envs.map((worker, w) =>
-          goldEpisode(worker, tasks[w % tasks.length]!, options.goldActions(tasks[w % tasks.length]!)),
-        ),
+        envs.map(async (worker) => {
+          for (const task of warmup) await goldEpisode(worker, task, options.goldActions(task));
+        }),
       );
       const [, wall] = await timed(() =>
         Promise.all(

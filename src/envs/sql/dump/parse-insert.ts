@@ -23,6 +23,7 @@ export function parseInsert(
   if (!cursor.acceptKeywords('VALUES')) cursor.expectKeywords('VALUE');
   const missing = order ? missingValues(cursor, target, order) : [];
   do {
+    const open = cursor.peek();
     cursor.expectSymbol('(');
     const values: SqlLiteral[] = [];
     if (!cursor.acceptSymbol(')')) {
@@ -32,7 +33,7 @@ export function parseInsert(
     }
     const expected = order ? order.length : width;
     if (values.length !== expected) {
-      throw cursor.error(`a row of ${values.length} values for ${expected} columns of ${target.name}`);
+      throw cursor.error(`a row of ${values.length} values for ${expected} columns of ${target.name}`, open);
     }
     if (!order) target.rows.push(values);
     else {

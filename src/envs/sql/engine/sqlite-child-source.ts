@@ -9,9 +9,11 @@
  * worker stuck in `sqlite3_step` cannot be terminated (`worker.terminate()` waits for JavaScript to
  * run again, which never happens for `WITH RECURSIVE … SELECT count(*)`); a process can be killed.
  *
- * argv[1] is a JSON object: `{ modulePath, heapLimitBytes }`. A watchdog thread kills the process
- * when its parent dies (the main thread may be inside a runaway query and never see the IPC
- * channel close).
+ * argv[1] is a JSON object: `{ modulePath, memoryBytes }`. A watchdog thread (it runs while the
+ * main thread is stuck inside a query) kills the process when its parent dies, and when its resident
+ * memory passes `memoryBytes`, writing `intercode-sqlite: memory limit exceeded` to stderr first.
+ * SQLite's own heap limit cannot serve: better-sqlite3 is built without memory statistics
+ * (`SQLITE_DEFAULT_MEMSTATUS=0`), which `PRAGMA hard_heap_limit` needs.
  */
 export const SQLITE_CHILD_SOURCE = String.raw`
 'use strict';
@@ -21,14 +23,21 @@ const config = JSON.parse(process.argv[1]);
 const Database = require(config.modulePath);
 
 new Worker(
-  "const { workerData } = require('node:worker_threads');" +
-    "setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 200);",
-  { eval: true, workerData: process.ppid },
+  "const { writeSync } = require('node:fs');" +
+    "const { workerData } = require('node:worker_threads');" +
+    'setInterval(() => {' +
+    "  if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL');" +
+    '  const rss = process.memoryUsage.rss();' +
+    '  if (rss > workerData.limit) {' +
+    "    writeSync(2, '\\nintercode-sqlite: memory limit exceeded (' + Math.round(rss / 1048576) + ' MiB)\\n');" +
+    "    process.kill(process.pid, 'SIGKILL');" +
+    '  }' +
+    '}, 50);',
+  { eval: true, workerData: { parent: process.ppid, limit: Number(config.memoryBytes) } },
 ).unref();
 
 let pristine = null;
 let db = null;
-let heapLimited = false;
 
 function open() {
   if (db) {
@@ -41,10 +50,6 @@ function open() {
   db.pragma('foreign_keys = OFF');
   db.pragma('temp_store = MEMORY');
   db.pragma('trusted_schema = OFF');
-  if (!heapLimited) {
-    db.pragma('hard_heap_limit = ' + Number(config.heapLimitBytes));
-    heapLimited = true;
-  }
 }
 
 function failure(error) {

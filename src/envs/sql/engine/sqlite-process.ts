@@ -10,7 +10,7 @@ export class SqliteProcessExit extends Error {}
 
 /** Limits of a session process. */
 export interface SqliteProcessLimits {
-  /** SQLite's hard heap limit and the JS heap limit of the process, in bytes. */
+  /** Most resident memory of the process (and its JS heap limit), in bytes. */
   readonly memoryBytes: number;
 }
 
@@ -45,9 +45,12 @@ export class SqliteProcess {
   private stderr = '';
   private exited = false;
   private readonly untrack: () => void;
+  /** Settles when the process has ended and its stderr is read to the end. */
+  readonly finished: Promise<void>;
 
   private constructor(private readonly child: ChildProcess) {
     this.untrack = trackForExit({ closeSync: () => this.kill() });
+    this.finished = new Promise((resolve) => child.once('close', () => resolve()));
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
@@ -67,7 +70,7 @@ export class SqliteProcess {
 
   /** Starts a process and waits until it is ready. */
   static async start(limits: SqliteProcessLimits): Promise<SqliteProcess> {
-    const config = JSON.stringify({ modulePath: betterSqlitePath(), heapLimitBytes: limits.memoryBytes });
+    const config = JSON.stringify({ modulePath: betterSqlitePath(), memoryBytes: limits.memoryBytes });
     const heapMb = Math.max(64, Math.ceil(limits.memoryBytes / 2 ** 20));
     const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '-e', SQLITE_CHILD_SOURCE, config], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -105,7 +108,16 @@ export class SqliteProcess {
     return reply;
   }
 
-  /** The last lines the process wrote to stderr (a crash report). */
+  /** Why the process died, from what it wrote to stderr: the watchdog's or V8's report, or nothing. */
+  crashReason(): string | undefined {
+    const lines = this.stderr.split('\n');
+    const watchdog = lines.find((line) => line.startsWith('intercode-sqlite: '));
+    if (watchdog) return watchdog.slice('intercode-sqlite: '.length);
+    const fatal = lines.find((line) => line.includes('FATAL ERROR:'));
+    return fatal ? fatal.slice(fatal.indexOf('FATAL ERROR:') + 'FATAL ERROR:'.length).trim() : undefined;
+  }
+
+  /** The last lines the process wrote to stderr. */
   stderrTail(): string {
     return this.stderr.trim().split('\n').slice(-3).join(' | ');
   }

@@ -103,11 +103,12 @@ export class SqliteSession implements SqlSession {
         };
       }
       if (!('reply' in result)) {
-        const reason = process.stderrTail();
+        await process.finished;
+        const reason = process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
         this.restart();
         return {
           kind: 'error',
-          message: `the query ended the SQLite process${reason ? `: ${reason}` : ' (out of memory?)'}`,
+          message: `the query ended the SQLite process: ${reason}`,
           code: QUERY_ERROR.crashed,
           durationMs: elapsed(),
         };

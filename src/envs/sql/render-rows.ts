@@ -1,0 +1,26 @@
+/** Renders a cell for reading: NULL, numbers as written, text as is, bytes in hex. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean')
+    return String(value);
+  if (value instanceof Uint8Array) return `0x${Buffer.from(value).toString('hex')}`;
+  if (value instanceof Date) return value.toISOString();
+  return String(value).replaceAll('\n', '\\n');
+}
+
+/**
+ * A plain-text table of a result set for agents: a header, one line per row (cells separated by
+ * ` | `), and a last line with the row count, noting rows left out.
+ */
+export function renderRows(
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  totalRows: number,
+  shownLimit: number,
+): string {
+  const shown = rows.slice(0, shownLimit);
+  const lines = [columns.join(' | '), ...shown.map((row) => row.map(cell).join(' | '))];
+  const more = totalRows - shown.length;
+  const count = `(${totalRows} row${totalRows === 1 ? '' : 's'}${more > 0 ? `; ${more} not shown` : ''})`;
+  return `${lines.join('\n')}\n${count}\n`;
+}

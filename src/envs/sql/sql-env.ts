@@ -1,0 +1,223 @@
+import type { Action } from '../../core/action.js';
+import { toAction } from '../../core/action.js';
+import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
+import { EnvError } from '../../core/errors.js';
+import type { Dataset, Task } from '../../core/task.js';
+import { pickTask } from '../task-picker.js';
+import type { QueryOutcome, SqlEngine, SqlSession } from './engine/sql-engine.js';
+import { jsonSafeRows, toPythonRows } from './python-rows.js';
+import { renderRows } from './render-rows.js';
+import { pyRowStrs } from './reward/python-repr.js';
+import { sqlReward } from './reward/sql-reward.js';
+import { schemaHint } from './schema-hint.js';
+
+export interface SqlEnvOptions {
+  readonly dataset: Dataset;
+  /** A prepared engine (its databases loaded); shared by every env of a run. */
+  readonly engine: SqlEngine;
+  /** Time limit of one query; the query is cancelled for real. */
+  readonly actionTimeoutMs?: number;
+  /** Rows kept from one result (for the observation and the reward); the rest is counted only. */
+  readonly maxRows?: number;
+  /** Rows written into the observation text. */
+  readonly shownRows?: number;
+  /** Add the schema hint (tables and columns) to the reset observation, as the paper's Table 5. */
+  readonly handicap?: boolean;
+}
+
+interface GoldResult {
+  /** `str(row)` of every gold row; [] when the gold failed, as upstream. */
+  readonly rows: string[];
+  readonly corrupt: boolean;
+  readonly error?: string;
+}
+
+function databaseOf(task: Task): string {
+  const db = task.meta.db;
+  if (typeof db !== 'string' || db === '') {
+    throw new EnvError('ENV_TASK_NOT_FOUND', `task ${task.id} names no database (field "db")`);
+  }
+  return db;
+}
+
+function goldQuery(task: Task): string | undefined {
+  if (task.gold === undefined) return undefined;
+  return typeof task.gold === 'string' ? task.gold : task.gold.join(' ');
+}
+
+/**
+ * The SQL environment (Spider, WikiSQL): each action runs one statement on the task's database,
+ * which starts pristine every episode; the reward compares the last result with the gold query's
+ * result on a pristine database: multiset IoU of the rows scaled by Kendall tau-b, as upstream.
+ */
+export class SqlEnv implements Env {
+  readonly #options: SqlEnvOptions;
+  readonly #agentSessions = new Map<string, SqlSession>();
+  readonly #evalSessions = new Map<string, SqlSession>();
+  readonly #dirty = new Set<string>();
+  readonly #gold = new Map<string, GoldResult>();
+  #task: Task | undefined;
+  #last: QueryOutcome | undefined;
+  #closed = false;
+
+  constructor(options: SqlEnvOptions) {
+    this.#options = options;
+  }
+
+  async #session(pool: Map<string, SqlSession>, database: string): Promise<SqlSession> {
+    let session = pool.get(database);
+    if (!session) {
+      session = await this.#options.engine.open(database);
+      pool.set(database, session);
+    }
+    return session;
+  }
+
+  /** The gold's result on a pristine database, computed once per task. */
+  async #goldResult(task: Task): Promise<GoldResult> {
+    const cached = this.#gold.get(task.id);
+    if (cached) return cached;
+    const query = goldQuery(task);
+    let result: GoldResult;
+    if (query === undefined) {
+      result = { rows: [], corrupt: true, error: 'the task has no gold query' };
+    } else {
+      const database = databaseOf(task);
+      const session = await this.#session(this.#evalSessions, database);
+      const outcome = await session.query(query, { timeoutMs: 60_000, maxRows: Number.POSITIVE_INFINITY });
+      if (outcome.kind !== 'rows') await session.reset();
+      result =
+        outcome.kind === 'rows'
+          ? { rows: pyRowStrs(toPythonRows(this.#options.engine.id, outcome)), corrupt: false }
+          : outcome.kind === 'error'
+            ? { rows: [], corrupt: true, error: outcome.message }
+            : { rows: [], corrupt: false };
+    }
+    this.#gold.set(task.id, result);
+    return result;
+  }
+
+  async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
+    const started = performance.now();
+    const task = pickTask(this.#options.dataset.tasks, options);
+    const database = databaseOf(task);
+    const session = await this.#session(this.#agentSessions, database);
+    if (this.#dirty.has(database)) {
+      await session.reset();
+      this.#dirty.delete(database);
+    }
+    this.#task = task;
+    this.#last = undefined;
+    const hint = schemaHint(task);
+    const text = this.#options.handicap && hint ? `${task.query}\n\n${hint}` : task.query;
+    return {
+      observation: { text, durationMs: performance.now() - started },
+      info: {
+        taskId: task.id,
+        index: task.index,
+        query: task.query,
+        gold: task.gold,
+        group: task.group,
+        database,
+        ...(hint ? { schemaHint: hint } : {}),
+      },
+    };
+  }
+
+  #require(): Task {
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
+    if (!this.#task) throw new EnvError('ENV_RESET_NEEDED', 'call reset() before step()');
+    return this.#task;
+  }
+
+  async step(input: Action | string): Promise<StepResult> {
+    const task = this.#require();
+    const action = toAction(input);
+    if (action.type === 'skip') {
+      return {
+        observation: { text: 'skipped', durationMs: 0 },
+        reward: 0,
+        terminated: true,
+        truncated: false,
+        info: { admissible: true },
+      };
+    }
+    if (action.type === 'submit') {
+      const started = performance.now();
+      const score = await this.score();
+      return {
+        observation: { text: 'submitted', durationMs: performance.now() - started },
+        reward: score.value,
+        terminated: true,
+        truncated: false,
+        info: { admissible: true, score },
+      };
+    }
+    const database = databaseOf(task);
+    const session = await this.#session(this.#agentSessions, database);
+    this.#dirty.add(database);
+    const outcome = await session.query(action.code, {
+      timeoutMs: this.#options.actionTimeoutMs ?? 10_000,
+      maxRows: this.#options.maxRows ?? 10_000,
+    });
+    this.#last = outcome;
+    return {
+      observation: this.#observe(outcome),
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: {
+        admissible: outcome.kind !== 'error',
+        ...(outcome.kind === 'error' && outcome.code ? { errorCode: outcome.code } : {}),
+      },
+    };
+  }
+
+  #observe(outcome: QueryOutcome): Observation {
+    if (outcome.kind === 'error') {
+      return {
+        text: `Error executing query: ${outcome.message}\n`,
+        durationMs: outcome.durationMs,
+        ...(outcome.timedOut ? { timedOut: true } : {}),
+      };
+    }
+    if (outcome.kind === 'ok') {
+      const affected = outcome.affectedRows === undefined ? '' : ` (${outcome.affectedRows} rows affected)`;
+      return {
+        text: `Statement executed${affected}; it returned no result set.\n`,
+        durationMs: outcome.durationMs,
+      };
+    }
+    return {
+      text: renderRows(outcome.columns, outcome.rows, outcome.totalRows, this.#options.shownRows ?? 100),
+      columns: outcome.columns,
+      rows: jsonSafeRows(outcome.rows),
+      durationMs: outcome.durationMs,
+      ...(outcome.truncated ? { truncated: { originalRows: outcome.totalRows } } : {}),
+    };
+  }
+
+  async score(): Promise<Score> {
+    const task = this.#require();
+    const gold = await this.#goldResult(task);
+    const last = this.#last;
+    const agentRows = last?.kind === 'rows' ? pyRowStrs(toPythonRows(this.#options.engine.id, last)) : null;
+    const reward = sqlReward(agentRows, gold.rows);
+    const score: Score = {
+      value: reward.value,
+      parts: { ...reward.parts },
+      details: { ...reward.details, ...(gold.error ? { goldError: gold.error } : {}) },
+    };
+    return gold.corrupt ? { ...score, goldCorrupt: true } : score;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const sessions = [...this.#agentSessions.values(), ...this.#evalSessions.values()];
+    this.#agentSessions.clear();
+    this.#evalSessions.clear();
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+}
