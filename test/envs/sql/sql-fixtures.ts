@@ -8,7 +8,8 @@ import { parseMysqlDump } from '../../../src/envs/sql/dump/parse-mysql-dump.js';
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The local mirror of the upstream data: $INTERCODE_DATA_MIRROR, or ../shared/datasets/intercode. */
-export const MIRROR = process.env.INTERCODE_DATA_MIRROR || resolve(projectRoot, '../shared/datasets/intercode');
+export const MIRROR =
+  process.env.INTERCODE_DATA_MIRROR || resolve(projectRoot, '../shared/datasets/intercode');
 
 export const SPIDER_DUMP = join(MIRROR, 'data/sql/spider/ic_spider_dbs.sql');
 export const SPIDER_TASKS = join(MIRROR, 'data/sql/spider/ic_spider_dev.json');

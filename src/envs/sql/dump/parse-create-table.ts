@@ -86,10 +86,12 @@ function column(cursor: TokenCursor, table: TableBuilder): DumpColumn {
     else if (cursor.acceptKeywords('NULL')) notNull = false;
     else if (cursor.acceptKeywords('AUTO_INCREMENT')) autoIncrement = true;
     else if (cursor.acceptKeywords('COLLATE')) collation = cursor.identifier();
-    else if (cursor.acceptKeywords('CHARACTER', 'SET') || cursor.acceptKeywords('CHARSET')) cursor.identifier();
+    else if (cursor.acceptKeywords('CHARACTER', 'SET') || cursor.acceptKeywords('CHARSET'))
+      cursor.identifier();
     else if (cursor.acceptKeywords('DEFAULT')) defaultValue = columnDefault(cursor);
     else if (cursor.acceptKeywords('ON', 'UPDATE')) columnDefault(cursor);
-    else if (cursor.acceptKeywords('PRIMARY', 'KEY') || cursor.acceptKeywords('KEY')) table.primaryKey.push(name);
+    else if (cursor.acceptKeywords('PRIMARY', 'KEY') || cursor.acceptKeywords('KEY'))
+      table.primaryKey.push(name);
     else if (cursor.acceptKeywords('UNIQUE')) {
       if (!cursor.acceptKeywords('KEY')) cursor.acceptKeywords('INDEX');
       table.indexes.push({ columns: [name], unique: true });
@@ -125,18 +127,21 @@ function columnDefault(cursor: TokenCursor): DumpColumn['default'] {
 /** One element of the table body: a column or a key or constraint definition. */
 function element(cursor: TokenCursor, table: TableBuilder, columns: DumpColumn[]): void {
   if (cursor.acceptKeywords('CONSTRAINT')) {
-    const name = isKeyword(cursor.peek(), 'PRIMARY') || isKeyword(cursor.peek(), 'UNIQUE') ||
-      isKeyword(cursor.peek(), 'FOREIGN') || isKeyword(cursor.peek(), 'CHECK')
-      ? undefined
-      : cursor.identifier();
-    return constraint(cursor, table, name);
+    const name =
+      isKeyword(cursor.peek(), 'PRIMARY') ||
+      isKeyword(cursor.peek(), 'UNIQUE') ||
+      isKeyword(cursor.peek(), 'FOREIGN') ||
+      isKeyword(cursor.peek(), 'CHECK')
+        ? undefined
+        : cursor.identifier();
+    constraint(cursor, table, name);
+    return;
   }
   const token = cursor.peek();
   const word = token?.kind === 'word' ? token.value.toUpperCase() : '';
   if (['PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'KEY', 'INDEX', 'FULLTEXT', 'SPATIAL'].includes(word)) {
-    return constraint(cursor, table, undefined);
-  }
-  columns.push(column(cursor, table));
+    constraint(cursor, table, undefined);
+  } else columns.push(column(cursor, table));
 }
 
 function constraint(cursor: TokenCursor, table: TableBuilder, name: string | undefined): void {
@@ -181,7 +186,11 @@ export function parseCreateTable(statement: SqlStatement, tokens: SqlStatement['
   cursor.expectKeywords('TABLE');
   cursor.acceptKeywords('IF', 'NOT', 'EXISTS');
   const name = cursor.qualifiedName();
-  if (isKeyword(cursor.peek(), 'LIKE') || isKeyword(cursor.peek(), 'AS') || isKeyword(cursor.peek(), 'SELECT')) {
+  if (
+    isKeyword(cursor.peek(), 'LIKE') ||
+    isKeyword(cursor.peek(), 'AS') ||
+    isKeyword(cursor.peek(), 'SELECT')
+  ) {
     throw cursor.error('CREATE TABLE … LIKE/SELECT is not supported');
   }
   const columns: DumpColumn[] = [];

@@ -15,7 +15,8 @@ export function parseInsert(
 ): void {
   const cursor = new TokenCursor(statement.tokens, statement.line, statement.text, statement.start);
   cursor.expectKeywords('INSERT');
-  for (const modifier of ['LOW_PRIORITY', 'DELAYED', 'HIGH_PRIORITY', 'IGNORE']) cursor.acceptKeywords(modifier);
+  for (const modifier of ['LOW_PRIORITY', 'DELAYED', 'HIGH_PRIORITY', 'IGNORE'])
+    cursor.acceptKeywords(modifier);
   cursor.expectKeywords('INTO');
   const target = table(cursor.qualifiedName(), cursor);
   const width = target.columns.length;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DumpParseError } from './dump-parse-error.js';
 import type { DumpDatabase, DumpModel, DumpTable, SkippedStatement } from './dump-model.js';
+import { DumpParseError } from './dump-parse-error.js';
 import { parseCreateTable, type TableBuilder } from './parse-create-table.js';
 import { parseInsert } from './parse-insert.js';
 import { type SqlStatement, splitTokens } from './split-statements.js';
@@ -93,7 +93,8 @@ class DumpReader {
       const table = parseCreateTable(statement, code);
       const database = this.database(first.line);
       const key = table.name.toLowerCase();
-      if (database.tables.has(key)) throw new DumpParseError(first.line, `table ${table.name} exists already`);
+      if (database.tables.has(key))
+        throw new DumpParseError(first.line, `table ${table.name} exists already`);
       database.tables.set(key, table);
     } else if (startsWith(code, ['INSERT'])) {
       parseInsert({ ...statement, tokens: code }, (name, cursor) => {

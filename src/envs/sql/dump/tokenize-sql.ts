@@ -70,24 +70,29 @@ class Lexer {
     const { text, rules, pos } = this;
     const next = text.charCodeAt(pos + 1);
     const char = text[pos] as string;
-    if (char === '-' && next === 45 && this.dashComment()) return this.lineComment();
-    if (char === '#' && rules.hashComments) return this.lineComment();
-    if (char === '/' && next === 42) return this.blockComment();
-    if (char === "'") return this.quoted('string', "'", pos, pos + 1, rules.backslashEscapes);
-    if (char === '"') {
-      const kind = rules.doubleQuoted === 'string' ? 'string' : 'quoted-identifier';
-      return this.quoted(kind, '"', pos, pos + 1, kind === 'string' && rules.backslashEscapes);
-    }
-    if (char === '`') return this.quoted('quoted-identifier', '`', pos, pos + 1, false);
-    if (char === '[' && rules.bracketIdentifiers) return this.bracketIdentifier();
-    if (char === '$' && rules.dollarQuotes && this.dollarQuote()) return;
-    if (isDigit(code) || (char === '.' && isDigit(next))) return this.number();
-    if (isIdentifierStart(code) || (char === '$' && rules.dollarStartsIdentifier)) return this.word();
-    if (char === '@' || char === '?' || char === ':' || char === '$') return this.variable();
-    this.symbol();
+    if (char === '-' && next === 45 && this.dashComment()) this.lineComment();
+    else if (char === '#' && rules.hashComments) this.lineComment();
+    else if (char === '/' && next === 42) this.blockComment();
+    else if (char === "'") this.quoted('string', "'", pos, pos + 1, rules.backslashEscapes);
+    else if (char === '"' && rules.doubleQuoted === 'string')
+      this.quoted('string', '"', pos, pos + 1, rules.backslashEscapes);
+    else if (char === '"') this.quoted('quoted-identifier', '"', pos, pos + 1, false);
+    else if (char === '`') this.quoted('quoted-identifier', '`', pos, pos + 1, false);
+    else if (char === '[' && rules.bracketIdentifiers) this.bracketIdentifier();
+    else if (char === '$' && rules.dollarQuotes && this.dollarDelimiter() !== undefined) this.dollarQuote();
+    else if (isDigit(code) || (char === '.' && isDigit(next))) this.number();
+    else if (isIdentifierStart(code) || (char === '$' && rules.dollarStartsIdentifier)) this.word();
+    else if (char === '@' || char === '?' || char === ':' || char === '$') this.variable();
+    else this.symbol();
   }
 
-  private push(kind: SqlTokenKind, start: number, end: number, value?: string, extra?: Partial<SqlToken>): void {
+  private push(
+    kind: SqlTokenKind,
+    start: number,
+    end: number,
+    value?: string,
+    extra?: Partial<SqlToken>,
+  ): void {
     const source = this.text.slice(start, end);
     this.tokens.push({ kind, text: source, value: value ?? source, start, end, line: this.line, ...extra });
   }
@@ -189,19 +194,21 @@ class Lexer {
     this.advance(end);
   }
 
-  /** PostgreSQL `$tag$…$tag$`; false when the `$` does not open one (then it is a parameter). */
-  private dollarQuote(): boolean {
+  /** The `$tag$` that opens a PostgreSQL dollar quote here, if one does (else `$` is a parameter). */
+  private dollarDelimiter(): string | undefined {
+    return /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(this.text.slice(this.pos, this.pos + 66))?.[0];
+  }
+
+  /** PostgreSQL `$tag$…$tag$`. */
+  private dollarQuote(): void {
     const { text, pos } = this;
-    const match = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(text.slice(pos, pos + 66));
-    if (!match) return false;
-    const delimiter = match[0];
+    const delimiter = this.dollarDelimiter() as string;
     const bodyStart = pos + delimiter.length;
     const close = text.indexOf(delimiter, bodyStart);
     const end = close < 0 ? text.length : close + delimiter.length;
     const value = text.slice(bodyStart, close < 0 ? end : close);
     this.push('string', pos, end, value, close < 0 ? { unterminated: true } : undefined);
     this.advance(end);
-    return true;
   }
 
   private number(): void {
@@ -220,24 +227,25 @@ class Lexer {
       if (exponent) end += exponent[0].length;
     }
     // MySQL identifiers may start with digits (`1st`): a number glued to letters is a word.
-    if (isIdentifierPart(text.charCodeAt(end)) && !text.slice(pos, end).includes('.')) return this.word();
-    this.push('number', pos, end);
-    this.pos = end;
+    if (isIdentifierPart(text.charCodeAt(end)) && !text.slice(pos, end).includes('.')) this.word();
+    else {
+      this.push('number', pos, end);
+      this.pos = end;
+    }
   }
 
   private word(): void {
     const { text, pos, rules } = this;
     let end = pos + 1;
     while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end++;
-    const prefix = text.slice(pos, end);
-    if (text[end] === "'" && end - pos === 1) {
-      const letter = prefix.toUpperCase();
-      if (letter === 'X') return this.hexBlob(end);
-      if (letter === 'N') return this.quoted('string', "'", pos, end + 1, rules.backslashEscapes);
-      if (letter === 'E' && rules.dollarQuotes) return this.quoted('string', "'", pos, end + 1, true);
+    const prefix = text[end] === "'" && end - pos === 1 ? text.slice(pos, end).toUpperCase() : '';
+    if (prefix === 'X') this.hexBlob(end);
+    else if (prefix === 'N') this.quoted('string', "'", pos, end + 1, rules.backslashEscapes);
+    else if (prefix === 'E' && rules.dollarQuotes) this.quoted('string', "'", pos, end + 1, true);
+    else {
+      this.push('word', pos, end);
+      this.pos = end;
     }
-    this.push('word', pos, end);
-    this.pos = end;
   }
 
   private hexBlob(quote: number): void {
@@ -253,15 +261,23 @@ class Lexer {
     const { text, pos } = this;
     let end = pos + 1;
     if (text[pos] === '@' && text[end] === '@') end++;
-    if (text[pos] === ':' && text[end] === ':') return this.symbol();
+    if (
+      (text[pos] === ':' && text[end] === ':') ||
+      (text[pos] === '$' && !isIdentifierPart(text.charCodeAt(end)))
+    ) {
+      this.symbol();
+      return;
+    }
     const quote = text[end];
     if (text[pos] === '@' && (quote === "'" || quote === '"' || quote === '`')) {
       const close = text.indexOf(quote, end + 1);
       end = close < 0 ? text.length : close + 1;
     } else while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end++;
-    if (end === pos + 1 && text[pos] !== '?') return this.symbol();
-    this.push('variable', pos, end);
-    this.advance(end);
+    if (end === pos + 1 && text[pos] !== '?') this.symbol();
+    else {
+      this.push('variable', pos, end);
+      this.advance(end);
+    }
   }
 
   private symbol(): void {

@@ -15,7 +15,8 @@ export type SingleStatement =
 export function singleStatement(sql: string, dialect: SqlDialect): SingleStatement {
   const statements = splitStatements(sql, dialect);
   const [statement] = statements;
-  if (!statement) return { ok: false, message: 'empty query: no SQL statement', code: QUERY_ERROR.emptyQuery };
+  if (!statement)
+    return { ok: false, message: 'empty query: no SQL statement', code: QUERY_ERROR.emptyQuery };
   if (statements.length > 1) {
     return {
       ok: false,

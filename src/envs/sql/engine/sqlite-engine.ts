@@ -42,6 +42,8 @@ interface Prepared {
  * does: non-ASCII case and accents (`'é' = 'E'`), trailing blanks (`'a' = 'a '`), comparisons of two
  * literals or expressions with no column (`'a' = 'A'` is false), and functions (`instr`, `replace`).
  * `LIKE` is ASCII case-insensitive in SQLite anyway; `GLOB` is case-sensitive.
+ * A double-quoted name that is no column reads as a string (`WHERE name = "Bob"`), as MySQL and
+ * SQLite's legacy mode do (option `doubleQuotedStrings`).
  *
  * Values: INTEGER as `bigint` (always; the integer/real distinction survives, as Python's `int` and
  * `float` did upstream), REAL as `number`, TEXT as `string`, BLOB as `Buffer`, NULL as `null`.
@@ -70,11 +72,15 @@ export class SqliteEngine implements SqlEngine {
     for (const database of dump.databases) {
       const known = this.prepared.get(database.name.toLowerCase());
       if (known && known.sha256 !== dump.sha256) {
-        throw new SqlEngineError('SQL_ENGINE_FAILED', `database ${database.name} is defined by two different dumps`);
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `database ${database.name} is defined by two different dumps`,
+        );
       }
     }
     const files = ensurePristineFiles(this.cacheRoot ?? cacheDir(), dump);
-    for (const [name, file] of files) this.prepared.set(name.toLowerCase(), { name, file, sha256: dump.sha256 });
+    for (const [name, file] of files)
+      this.prepared.set(name.toLowerCase(), { name, file, sha256: dump.sha256 });
   }
 
   async open(database: string): Promise<SqlSession> {

@@ -28,7 +28,12 @@ const READ_PRAGMAS = new Set([
  * Pragmas that only change the session's own connection (undone by `reset`, which opens a new one),
  * allowed to be set; every other pragma may be read (no argument) but not set.
  */
-const SESSION_PRAGMAS = new Set(['foreign_keys', 'case_sensitive_like', 'recursive_triggers', 'defer_foreign_keys']);
+const SESSION_PRAGMAS = new Set([
+  'foreign_keys',
+  'case_sensitive_like',
+  'recursive_triggers',
+  'defer_foreign_keys',
+]);
 
 /** Pragmas that are refused even as a read, because their read form has effects. */
 const REFUSED_PRAGMAS = new Set(['optimize', 'shrink_memory', 'incremental_vacuum', 'wal_checkpoint']);
@@ -49,7 +54,10 @@ function pragmaRefusal(tokens: readonly SqlToken[]): string | undefined {
     index += 2;
   }
   const nameToken = tokens[index];
-  const name = nameToken?.kind === 'word' || nameToken?.kind === 'quoted-identifier' ? nameToken.value.toLowerCase() : '';
+  const name =
+    nameToken?.kind === 'word' || nameToken?.kind === 'quoted-identifier'
+      ? nameToken.value.toLowerCase()
+      : '';
   const argument = tokens.length > index + 1;
   if (READ_PRAGMAS.has(name)) return undefined;
   if (SESSION_PRAGMAS.has(name)) return undefined;
@@ -86,7 +94,10 @@ export function sqliteRefusal(statement: SqlStatement): string | undefined {
     if (refusal) return refusal;
   }
   for (const token of statement.tokens) {
-    if ((token.kind === 'word' || token.kind === 'quoted-identifier') && REFUSED_FUNCTIONS.has(token.value.toLowerCase())) {
+    if (
+      (token.kind === 'word' || token.kind === 'quoted-identifier') &&
+      REFUSED_FUNCTIONS.has(token.value.toLowerCase())
+    ) {
       return `${token.value.toLowerCase()}() is not allowed`;
     }
   }

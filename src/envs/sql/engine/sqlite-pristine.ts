@@ -19,7 +19,17 @@ import {
  * value that repeats once case is ignored) is a `SQL_ENGINE_FAILED` error naming the table and row.
  */
 export function buildSqliteImage(database: DumpDatabase): Buffer {
-  const db = new Database(':memory:');
+  let db: Database.Database;
+  try {
+    db = new Database(':memory:');
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+    throw new SqlEngineError(
+      'SQL_ENGINE_UNAVAILABLE',
+      `better-sqlite3 cannot load its native module (run: npm rebuild better-sqlite3): ${reason}`,
+      { cause },
+    );
+  }
   try {
     db.defaultSafeIntegers(true);
     db.pragma('foreign_keys = OFF');
@@ -49,9 +59,13 @@ export function buildSqliteImage(database: DumpDatabase): Buffer {
   } catch (error) {
     if (error instanceof SqlEngineError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new SqlEngineError('SQL_ENGINE_FAILED', `database ${database.name} does not convert to SQLite: ${reason}`, {
-      cause: error,
-    });
+    throw new SqlEngineError(
+      'SQL_ENGINE_FAILED',
+      `database ${database.name} does not convert to SQLite: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   } finally {
     db.close();
   }

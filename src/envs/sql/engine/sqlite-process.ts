@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { trackForExit } from '../../../sandbox/exit-cleanup.js';
 import { SqlEngineError } from './sql-engine-error.js';
-import { SQLITE_CHILD_SOURCE } from './sqlite-child-source.js';
 import type { SqliteChildReply, SqliteChildRequest } from './sqlite-child-protocol.js';
+import { SQLITE_CHILD_SOURCE } from './sqlite-child-source.js';
 
 /** The process ended while requests were waiting (killed, crashed, out of memory). */
 export class SqliteProcessExit extends Error {}
@@ -72,11 +72,15 @@ export class SqliteProcess {
   static async start(limits: SqliteProcessLimits): Promise<SqliteProcess> {
     const config = JSON.stringify({ modulePath: betterSqlitePath(), memoryBytes: limits.memoryBytes });
     const heapMb = Math.max(64, Math.ceil(limits.memoryBytes / 2 ** 20));
-    const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '-e', SQLITE_CHILD_SOURCE, config], {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'advanced',
-      env: {},
-    });
+    const child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${heapMb}`, '-e', SQLITE_CHILD_SOURCE, config],
+      {
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'advanced',
+        env: {},
+      },
+    );
     const started = new SqliteProcess(child);
     try {
       await started.waitFor(0);

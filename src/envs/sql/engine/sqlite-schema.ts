@@ -62,7 +62,10 @@ export function sqliteColumnType(column: DumpColumn, tableCollation?: string): S
   if (CHOICES.test(type)) return { declared: 'TEXT', affinity: 'TEXT', nocase };
   if (TEMPORALS.test(type)) return { declared: 'TEXT', affinity: 'TEXT', nocase: false };
   if (BINARIES.test(type)) return { declared: 'BLOB', affinity: 'BLOB', nocase: false };
-  throw new SqlEngineError('SQL_ENGINE_FAILED', `no SQLite type for MySQL type ${type} (column ${column.name})`);
+  throw new SqlEngineError(
+    'SQL_ENGINE_FAILED',
+    `no SQLite type for MySQL type ${type} (column ${column.name})`,
+  );
 }
 
 /** A quoted SQLite identifier. */
@@ -104,7 +107,9 @@ export function sqliteCreateTable(table: DumpTable): string {
   });
   if (table.primaryKey.length > 0) parts.push(`PRIMARY KEY (${names(table.primaryKey)})`);
   for (const key of table.foreignKeys) {
-    parts.push(`FOREIGN KEY (${names(key.columns)}) REFERENCES ${sqliteName(key.refTable)} (${names(key.refColumns)})`);
+    parts.push(
+      `FOREIGN KEY (${names(key.columns)}) REFERENCES ${sqliteName(key.refTable)} (${names(key.refColumns)})`,
+    );
   }
   return `CREATE TABLE ${sqliteName(table.name)} (\n  ${parts.join(',\n  ')}\n)`;
 }
@@ -124,7 +129,10 @@ export function sqliteCreateIndexes(table: DumpTable): string[] {
  * strings as written, bytes as a `Buffer`. SQLite's column affinity does the rest (`'0.00'` into a
  * REAL column is 0).
  */
-export function sqliteValue(literal: SqlLiteral, type: SqliteColumnType): bigint | number | string | Buffer | null {
+export function sqliteValue(
+  literal: SqlLiteral,
+  type: SqliteColumnType,
+): bigint | number | string | Buffer | null {
   switch (literal.kind) {
     case 'null':
       return null;

@@ -1,8 +1,8 @@
-import { SqlEngineError } from './sql-engine-error.js';
-import { type QueryOptions, type QueryOutcome, QUERY_ERROR, type SqlSession } from './sql-engine.js';
 import { singleStatement } from './single-statement.js';
-import { doubleQuotedAsString, unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
+import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from './sql-engine.js';
+import { SqlEngineError } from './sql-engine-error.js';
 import type { SqliteChildReply } from './sqlite-child-protocol.js';
+import { doubleQuotedAsString, unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from './sqlite-guard.js';
 import { SqliteProcess, type SqliteProcessLimits } from './sqlite-process.js';
 
@@ -23,8 +23,11 @@ const MAX_REWRITES = 64;
 
 /** The session's process is gone and could not be restarted. */
 function failed(database: string, cause: unknown): SqlEngineError {
+  if (cause instanceof SqlEngineError) return cause;
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new SqlEngineError('SQL_ENGINE_FAILED', `SQLite session on ${database} failed: ${reason}`, { cause });
+  return new SqlEngineError('SQL_ENGINE_FAILED', `SQLite session on ${database} failed: ${reason}`, {
+    cause,
+  });
 }
 
 /** Converts values the IPC channel turned into plain `Uint8Array`s back into `Buffer`s. */
@@ -44,11 +47,14 @@ function nativeRows(rows: unknown[][]): unknown[][] {
  * A session on one SQLite database, run in its own process (see `SQLITE_CHILD_SOURCE`) on an
  * in-memory copy of the pristine database file.
  *
- * - `reset` swaps in a fresh copy of the pristine image (no file access; about a millisecond).
+ * - `reset` swaps in a fresh copy of the pristine image held in the process (no file access; a
+ *   fraction of a millisecond on Spider's databases).
  * - A query past its time limit gets the process killed; a new process starts on the pristine image
  *   and replays, in order, the statements since the last reset that changed the database or the
- *   transaction state, so the session keeps its state (as a server's `KILL QUERY` would).
- * - A query that kills the process (out of memory) is answered the same way, as `ENGINE_CRASHED`.
+ *   transaction state, so the session keeps its state (as a server's `KILL QUERY` would). Past
+ *   `replayLimit` such statements, or when the replay fails, the session restarts pristine instead.
+ * - A query that ends the process (the memory limit, a crash) is answered the same way, as
+ *   `ENGINE_CRASHED`.
  */
 export class SqliteSession implements SqlSession {
   private process: SqliteProcess | undefined;
@@ -84,13 +90,20 @@ export class SqliteSession implements SqlSession {
     const check = singleStatement(sql, 'sqlite');
     if (!check.ok) return { kind: 'error', message: check.message, code: check.code, durationMs: elapsed() };
     const refusal = sqliteRefusal(check.statement);
-    if (refusal) return { kind: 'error', message: refusal, code: QUERY_ERROR.forbidden, durationMs: elapsed() };
+    if (refusal)
+      return { kind: 'error', message: refusal, code: QUERY_ERROR.forbidden, durationMs: elapsed() };
     const deadline = started + Math.max(0, options.timeoutMs);
     let text = sql;
     for (let attempt = 0; ; attempt++) {
       const process = await this.ready();
-      const request = { op: 'query', sql: text, maxRows: Math.max(0, options.maxRows), countLimit: this.limits.countLimit } as const;
+      const request = {
+        op: 'query',
+        sql: text,
+        maxRows: Math.max(0, options.maxRows),
+        countLimit: this.limits.countLimit,
+      } as const;
       const result = await this.within(process.request(request), deadline);
+      if (this.closed) throw this.closedError();
       if (result === 'timeout') {
         process.kill();
         this.restart();
@@ -104,7 +117,8 @@ export class SqliteSession implements SqlSession {
       }
       if (!('reply' in result)) {
         await process.finished;
-        const reason = process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
+        const reason =
+          process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
         this.restart();
         return {
           kind: 'error',
@@ -177,11 +191,20 @@ export class SqliteSession implements SqlSession {
 
   private outcome(sql: string, reply: SqliteChildReply, durationMs: number): QueryOutcome {
     if (reply.kind === 'error') {
-      return { kind: 'error', message: reply.message, ...(reply.code ? { code: reply.code } : {}), durationMs };
+      return {
+        kind: 'error',
+        message: reply.message,
+        ...(reply.code ? { code: reply.code } : {}),
+        durationMs,
+      };
     }
     if (reply.changes) this.remember(sql);
     if (reply.kind === 'ok') {
-      return { kind: 'ok', ...(reply.affectedRows !== undefined ? { affectedRows: reply.affectedRows } : {}), durationMs };
+      return {
+        kind: 'ok',
+        ...(reply.affectedRows !== undefined ? { affectedRows: reply.affectedRows } : {}),
+        durationMs,
+      };
     }
     const rows = nativeRows(reply.rows);
     return {

@@ -59,7 +59,10 @@ describe('parseMysqlDump on a small dump', () => {
       ['added', 'timestamp', true, false],
       ['note', 'text', false, false],
     ]);
-    expect(item.columns[1]).toMatchObject({ collation: 'utf8mb4_bin', default: { kind: 'string', value: '' } });
+    expect(item.columns[1]).toMatchObject({
+      collation: 'utf8mb4_bin',
+      default: { kind: 'string', value: '' },
+    });
     expect(item.columns[2]?.default).toEqual({ kind: 'string', value: '0.00' });
     expect(item.columns[3]?.default).toEqual({ kind: 'null' });
     expect(item.columns[4]?.default).toEqual({ kind: 'expression', text: 'CURRENT_TIMESTAMP' });
@@ -68,7 +71,9 @@ describe('parseMysqlDump on a small dump', () => {
       { name: 'by_name', columns: ['name'], unique: true },
       { name: 'by_kind', columns: ['kind', 'price'], unique: false },
     ]);
-    expect(item.foreignKeys).toEqual([{ name: 'fk', columns: ['kind'], refTable: 'kinds', refColumns: ['code'] }]);
+    expect(item.foreignKeys).toEqual([
+      { name: 'fk', columns: ['kind'], refTable: 'kinds', refColumns: ['code'] },
+    ]);
     expect(item.collation).toBe('utf8mb4_general_ci');
     expect(item.line).toBe(7);
     expect(item.createSql).toMatch(/^CREATE TABLE `item` \(\n/);
@@ -122,9 +127,19 @@ describe('parseMysqlDump on a small dump', () => {
 describe('parseMysqlDump errors name the line', () => {
   const cases: [string, string, number, RegExp][] = [
     ['an unknown statement', 'USE x;', 1, /unknown database x/],
-    ['an unsupported statement', 'CREATE DATABASE d;\nUSE d;\nDELETE FROM t;', 3, /unsupported statement 'DELETE FROM t …'/],
-    ['a table before USE', "\n\nINSERT INTO t VALUES (1);", 3, /before any USE/],
-    ['an insert into an unknown table', 'CREATE DATABASE d;\nUSE d;\nINSERT INTO t VALUES (1);', 3, /unknown table t/],
+    [
+      'an unsupported statement',
+      'CREATE DATABASE d;\nUSE d;\nDELETE FROM t;',
+      3,
+      /unsupported statement 'DELETE FROM t …'/,
+    ],
+    ['a table before USE', '\n\nINSERT INTO t VALUES (1);', 3, /before any USE/],
+    [
+      'an insert into an unknown table',
+      'CREATE DATABASE d;\nUSE d;\nINSERT INTO t VALUES (1);',
+      3,
+      /unknown table t/,
+    ],
     [
       'a row of the wrong width',
       'CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (a int);\nINSERT INTO t VALUES (1),\n(1,2);',
@@ -132,9 +147,24 @@ describe('parseMysqlDump errors name the line', () => {
       /a row of 2 values for 1 columns/,
     ],
     ['an unclosed string', "CREATE DATABASE d;\nUSE d;\nSELECT 'abc", 3, /unclosed string/],
-    ['an unknown conditional comment', '/*!50001 CREATE VIEW v AS SELECT 1 */;', 1, /unsupported conditional comment/],
-    ['a generated column', 'CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (\na int GENERATED ALWAYS AS (1));', 4, /unsupported option of column a/],
-    ['an expression value', 'CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (a int);\nINSERT INTO t VALUES (1+1);', 4, /expected '\)' at '\+'/],
+    [
+      'an unknown conditional comment',
+      '/*!50001 CREATE VIEW v AS SELECT 1 */;',
+      1,
+      /unsupported conditional comment/,
+    ],
+    [
+      'a generated column',
+      'CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (\na int GENERATED ALWAYS AS (1));',
+      4,
+      /unsupported option of column a/,
+    ],
+    [
+      'an expression value',
+      'CREATE DATABASE d;\nUSE d;\nCREATE TABLE t (a int);\nINSERT INTO t VALUES (1+1);',
+      4,
+      /expected '\)' at '\+'/,
+    ],
     ['a plain DROP TABLE', 'DROP TABLE t;', 1, /unsupported statement/],
   ];
   it.each(cases)('%s', (_name, dump, line, message) => {
@@ -160,7 +190,10 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
     expect(model.databases.flatMap((d) => d.tables)).toHaveLength(81);
     expect(rowCount(model)).toBe(6952);
     const counts = Object.fromEntries(
-      model.databases.map((d) => [d.name, [d.tables.length, d.tables.reduce((sum, t) => sum + t.rows.length, 0)]]),
+      model.databases.map((d) => [
+        d.name,
+        [d.tables.length, d.tables.reduce((sum, t) => sum + t.rows.length, 0)],
+      ]),
     );
     expect(counts).toEqual({
       museum_visit: [3, 20],
@@ -190,7 +223,8 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
 
   it('skips only the harmless statements of Spider', () => {
     const kinds: Record<string, number> = {};
-    for (const skipped of mirrorDump(SPIDER_DUMP).skipped) kinds[skipped.kind] = (kinds[skipped.kind] ?? 0) + 1;
+    for (const skipped of mirrorDump(SPIDER_DUMP).skipped)
+      kinds[skipped.kind] = (kinds[skipped.kind] ?? 0) + 1;
     expect(kinds).toEqual({
       'CREATE USER': 1,
       GRANT: 1,
@@ -203,13 +237,44 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
   });
 
   it('normalises every Spider column type', () => {
-    const types = new Set(mirrorDump(SPIDER_DUMP).databases.flatMap((d) => d.tables.flatMap((t) => t.columns.map((c) => c.mysqlType))));
+    const types = new Set(
+      mirrorDump(SPIDER_DUMP).databases.flatMap((d) =>
+        d.tables.flatMap((t) => t.columns.map((c) => c.mysqlType)),
+      ),
+    );
     expect([...types].sort()).toEqual(
       [
-        'char(15)', 'char(2)', 'char(20)', 'char(26)', 'char(3)', 'char(30)', 'char(35)', 'char(45)', 'char(52)',
-        'char(60)', 'date', 'datetime', 'decimal(19,4)', 'double', 'float', 'float(10,2)', 'float(3,1)',
-        'float(4,1)', 'int', 'text', 'timestamp', 'varchar(1)', 'varchar(10)', 'varchar(12)', 'varchar(2)',
-        'varchar(20)', 'varchar(255)', 'varchar(3)', 'varchar(40)', 'varchar(50)', 'varchar(80)',
+        'char(15)',
+        'char(2)',
+        'char(20)',
+        'char(26)',
+        'char(3)',
+        'char(30)',
+        'char(35)',
+        'char(45)',
+        'char(52)',
+        'char(60)',
+        'date',
+        'datetime',
+        'decimal(19,4)',
+        'double',
+        'float',
+        'float(10,2)',
+        'float(3,1)',
+        'float(4,1)',
+        'int',
+        'text',
+        'timestamp',
+        'varchar(1)',
+        'varchar(10)',
+        'varchar(12)',
+        'varchar(2)',
+        'varchar(20)',
+        'varchar(255)',
+        'varchar(3)',
+        'varchar(40)',
+        'varchar(50)',
+        'varchar(80)',
       ].sort(),
     );
   });
@@ -223,7 +288,10 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
       { name: 'visit_FK_1_0', columns: ['Museum_ID'], refTable: 'museum', refColumns: ['Museum_ID'] },
     ]);
     expect(visit.indexes).toEqual([{ name: 'visit_FK_0_0', columns: ['visitor_ID'], unique: false }]);
-    expect(table(model, 'employee_hire_evaluation', 'evaluation').primaryKey).toEqual(['Employee_ID', 'Year_awarded']);
+    expect(table(model, 'employee_hire_evaluation', 'evaluation').primaryKey).toEqual([
+      'Employee_ID',
+      'Year_awarded',
+    ]);
     expect(table(model, 'voter_1', 'area_code_state').indexes).toEqual([
       { name: 'sqlite_autoindex_AREA_CODE_STATE_1', columns: ['area_code'], unique: true },
     ]);
@@ -238,7 +306,9 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
   it('unescapes Spider strings and keeps numbers as written', () => {
     const model = mirrorDump(SPIDER_DUMP);
     const values = model.databases.flatMap((d) =>
-      d.tables.flatMap((t) => t.rows.flatMap((row) => row.filter((v) => v.kind === 'string').map((v) => v.value))),
+      d.tables.flatMap((t) =>
+        t.rows.flatMap((row) => row.filter((v) => v.kind === 'string').map((v) => v.value)),
+      ),
     );
     expect(values).toContain("Do They Know It's Christmas");
     expect(values).toContain("Stark's Park");
@@ -262,7 +332,13 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
       { kind: 'decimal', text: '78.4' },
     ]);
     const negatives = model.databases.flatMap((d) =>
-      d.tables.flatMap((t) => t.rows.flatMap((row) => row.filter((v) => v.kind !== 'string' && v.kind !== 'null' && 'text' in v && v.text.startsWith('-')))),
+      d.tables.flatMap((t) =>
+        t.rows.flatMap((row) =>
+          row.filter(
+            (v) => v.kind !== 'string' && v.kind !== 'null' && 'text' in v && v.text.startsWith('-'),
+          ),
+        ),
+      ),
     );
     expect(negatives).toHaveLength(3);
   });
@@ -283,7 +359,9 @@ describe.skipIf(!MIRROR_PRESENT)('parseMysqlDump on the upstream dumps', () => {
       'Years_in_Toronto',
       'School/Club_Team',
     ]);
-    const values = tables.flatMap((t) => t.rows.flatMap((row) => row.filter((v) => v.kind === 'string').map((v) => v.value)));
+    const values = tables.flatMap((t) =>
+      t.rows.flatMap((row) => row.filter((v) => v.kind === 'string').map((v) => v.value)),
+    );
     expect(values).toContain("St. John's");
     expect(values).toContain('"Look Who\'s Taunting"');
     expect(values).toContain('" Per Manum "');

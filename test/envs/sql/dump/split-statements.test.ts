@@ -7,7 +7,7 @@ function texts(sql: string, dialect: 'mysql' | 'sqlite' | 'postgres' = 'sqlite')
 
 describe('splitStatements', () => {
   it('splits at top-level semicolons only', () => {
-    expect(texts("SELECT 'a;b'; SELECT \"c;d\" -- e;f\n; ;")).toEqual(["SELECT 'a;b'", 'SELECT "c;d"']);
+    expect(texts('SELECT \'a;b\'; SELECT "c;d" -- e;f\n; ;')).toEqual(["SELECT 'a;b'", 'SELECT "c;d"']);
   });
 
   it('drops blank and comment-only statements, keeps a last statement without `;`', () => {
@@ -29,7 +29,8 @@ describe('splitStatements', () => {
   });
 
   it('keeps the body of a trigger together until END;', () => {
-    const sql = 'CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); UPDATE c SET x = 1; END; SELECT 1';
+    const sql =
+      'CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); UPDATE c SET x = 1; END; SELECT 1';
     expect(texts(sql)).toEqual([
       'CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); UPDATE c SET x = 1; END',
       'SELECT 1',

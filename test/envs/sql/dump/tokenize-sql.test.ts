@@ -16,7 +16,7 @@ describe('tokenizeSql (MySQL rules)', () => {
   });
 
   it('reads backticks as identifiers (doubled backtick inside) and keeps `;` in quotes', () => {
-    const tokens = tokenizeSql('SELECT `a``b`, `No.`, \'x;y\' FROM `t`;', 'mysql');
+    const tokens = tokenizeSql("SELECT `a``b`, `No.`, 'x;y' FROM `t`;", 'mysql');
     expect(kinds(tokens)).toEqual([
       'word:SELECT',
       'quoted-identifier:a`b',
@@ -31,7 +31,10 @@ describe('tokenizeSql (MySQL rules)', () => {
   });
 
   it('knows MySQL comments: `-- ` needs a blank, `#`, block and conditional comments', () => {
-    const tokens = tokenizeSql('a --x\n-- c;\n# d;\n/* e; */ /*!40101 SET NAMES utf8 */ /*M!100100 X */ b', 'mysql');
+    const tokens = tokenizeSql(
+      'a --x\n-- c;\n# d;\n/* e; */ /*!40101 SET NAMES utf8 */ /*M!100100 X */ b',
+      'mysql',
+    );
     expect(kinds(tokens)).toEqual([
       'word:a',
       'symbol:-',
@@ -76,7 +79,11 @@ describe('tokenizeSql (MySQL rules)', () => {
   });
 
   it('marks unclosed quotes and comments instead of throwing', () => {
-    expect(tokenizeSql("SELECT 'abc", 'mysql')[1]).toMatchObject({ kind: 'string', value: 'abc', unterminated: true });
+    expect(tokenizeSql("SELECT 'abc", 'mysql')[1]).toMatchObject({
+      kind: 'string',
+      value: 'abc',
+      unterminated: true,
+    });
     expect(tokenizeSql('SELECT /* abc', 'mysql')[1]).toMatchObject({ kind: 'comment', unterminated: true });
     expect(tokenizeSql(String.raw`'abc\'`, 'mysql')[0]?.unterminated).toBe(true);
   });
@@ -84,7 +91,7 @@ describe('tokenizeSql (MySQL rules)', () => {
 
 describe('tokenizeSql (SQLite and PostgreSQL rules)', () => {
   it('SQLite: double quotes and brackets are identifiers, backslash is literal, `--x` is a comment', () => {
-    const tokens = tokenizeSql(String.raw`SELECT "a""b", [c d], 'x\' --x` + '\n$v :w', 'sqlite');
+    const tokens = tokenizeSql(`${String.raw`SELECT "a""b", [c d], 'x\' --x`}\n$v :w`, 'sqlite');
     expect(kinds(tokens)).toEqual([
       'word:SELECT',
       'quoted-identifier:a"b',

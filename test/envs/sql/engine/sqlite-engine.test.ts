@@ -34,7 +34,8 @@ INSERT INTO \`secret\` VALUES (42);
 
 const LIMITS = { timeoutMs: 5000, maxRows: 1000 };
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
-const TEN_MILLION = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 10000000) SELECT x FROM c';
+const TEN_MILLION =
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 10000000) SELECT x FROM c';
 
 function rows(outcome: QueryOutcome): unknown[][] {
   if (outcome.kind !== 'rows') throw new Error(`expected rows, got ${JSON.stringify(outcome)}`);
@@ -62,7 +63,10 @@ afterAll(async () => {
 
 describe('SqliteEngine values and dialect', () => {
   it('returns native values: bigint for INTEGER, number for REAL, string, null, Buffer', async () => {
-    const outcome = await session.query('SELECT id, name, price, cost, big, added FROM item ORDER BY id', LIMITS);
+    const outcome = await session.query(
+      'SELECT id, name, price, cost, big, added FROM item ORDER BY id',
+      LIMITS,
+    );
     expect(outcome).toMatchObject({
       kind: 'rows',
       columns: ['id', 'name', 'price', 'cost', 'big', 'added'],
@@ -82,18 +86,19 @@ describe('SqliteEngine values and dialect', () => {
 
   it('compares text columns case-insensitively, except binary collations', async () => {
     expect(rows(await session.query("SELECT id FROM item WHERE name = 'APPLE'", LIMITS))).toEqual([[1n]]);
-    expect(rows(await session.query("SELECT name FROM item WHERE name IN ('BANANA', 'apple') ORDER BY name", LIMITS))).toEqual([
-      ['Apple'],
-      ['banana'],
-    ]);
+    expect(
+      rows(
+        await session.query("SELECT name FROM item WHERE name IN ('BANANA', 'apple') ORDER BY name", LIMITS),
+      ),
+    ).toEqual([['Apple'], ['banana']]);
     expect(rows(await session.query("SELECT id FROM item WHERE code = 'abc'", LIMITS))).toEqual([[2n]]);
     expect(rows(await session.query("SELECT id FROM item WHERE name LIKE 'APP%'", LIMITS))).toEqual([[1n]]);
   });
 
   it('reads a double-quoted non-column as a string, as MySQL and legacy SQLite do', async () => {
-    expect(rows(await session.query('SELECT "name" FROM item WHERE name = "banana" OR "x" = "y"', LIMITS))).toEqual([
-      ['banana'],
-    ]);
+    expect(
+      rows(await session.query('SELECT "name" FROM item WHERE name = "banana" OR "x" = "y"', LIMITS)),
+    ).toEqual([['banana']]);
     const strict = new SqliteEngine({ cacheDir: cache.dir, doubleQuotedStrings: false });
     try {
       await strict.prepare(DUMP);
@@ -124,7 +129,10 @@ describe('SqliteEngine values and dialect', () => {
       message: 'no such table: nowhere',
       code: 'SQLITE_ERROR',
     });
-    expect(await session.query('SELEC 1', LIMITS)).toMatchObject({ kind: 'error', message: 'near "SELEC": syntax error' });
+    expect(await session.query('SELEC 1', LIMITS)).toMatchObject({
+      kind: 'error',
+      message: 'near "SELEC": syntax error',
+    });
     expect(await session.query("INSERT INTO item (id, name) VALUES (1, 'dup')", LIMITS)).toMatchObject({
       kind: 'error',
       code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
@@ -148,7 +156,9 @@ describe('SqliteEngine sessions', () => {
     await session.reset();
     expect(rows(await session.query('SELECT * FROM item ORDER BY id', LIMITS))).toEqual(pristine);
     expect(await session.query('BEGIN', LIMITS)).toMatchObject({ kind: 'ok' });
-    expect(rows(await session.query("SELECT count(*) FROM item WHERE name LIKE 'apple'", LIMITS))).toEqual([[1n]]);
+    expect(rows(await session.query("SELECT count(*) FROM item WHERE name LIKE 'apple'", LIMITS))).toEqual([
+      [1n],
+    ]);
     await session.reset();
   });
 
@@ -180,7 +190,9 @@ describe('SqliteEngine sessions', () => {
       await session.reset();
       resets.push(performance.now() - start);
     }
-    console.log(`sqlite: query round trip median ${median(queries).toFixed(3)} ms, reset median ${median(resets).toFixed(3)} ms`);
+    console.log(
+      `sqlite: query round trip median ${median(queries).toFixed(3)} ms, reset median ${median(resets).toFixed(3)} ms`,
+    );
     expect(median(resets)).toBeLessThan(5);
     expect(median(queries)).toBeLessThan(1);
   });
@@ -191,10 +203,17 @@ describe('SqliteEngine sessions', () => {
     const start = performance.now();
     const outcome = await session.query(RUNAWAY, { timeoutMs: 300, maxRows: 10 });
     const took = performance.now() - start;
-    expect(outcome).toMatchObject({ kind: 'error', code: 'TIMEOUT', timedOut: true, message: 'query timed out after 300 ms' });
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      code: 'TIMEOUT',
+      timedOut: true,
+      message: 'query timed out after 300 ms',
+    });
     expect(took).toBeGreaterThanOrEqual(299);
     expect(took).toBeLessThan(1500);
-    expect(rows(await session.query("SELECT count(*) FROM item WHERE name = 'kept'", LIMITS))).toEqual([[1n]]);
+    expect(rows(await session.query("SELECT count(*) FROM item WHERE name = 'kept'", LIMITS))).toEqual([
+      [1n],
+    ]);
     expect(await session.query('ROLLBACK', LIMITS)).toMatchObject({ kind: 'ok' });
     expect(rows(await session.query('SELECT count(*) FROM item', LIMITS))).toEqual([[3n]]);
     await session.reset();
@@ -204,17 +223,26 @@ describe('SqliteEngine sessions', () => {
     const start = performance.now();
     const outcome = await session.query(TEN_MILLION, { timeoutMs: 10_000, maxRows: 10 });
     expect(performance.now() - start).toBeLessThan(5000);
-    expect(outcome).toMatchObject({ kind: 'rows', columns: ['x'], truncated: true, totalRows: 100_000, totalRowsCapped: true });
+    expect(outcome).toMatchObject({
+      kind: 'rows',
+      columns: ['x'],
+      truncated: true,
+      totalRows: 100_000,
+      totalRowsCapped: true,
+    });
     expect(rows(outcome)).toEqual([[1n], [2n], [3n], [4n], [5n], [6n], [7n], [8n], [9n], [10n]]);
     const exact = await session.query('SELECT * FROM item', { timeoutMs: 5000, maxRows: 2 });
     expect(exact).toMatchObject({ kind: 'rows', totalRows: 3, truncated: true });
     expect(exact).not.toHaveProperty('totalRowsCapped');
-    const all = await session.query('SELECT * FROM item', { timeoutMs: 5000, maxRows: Number.POSITIVE_INFINITY });
+    const all = await session.query('SELECT * FROM item', {
+      timeoutMs: 5000,
+      maxRows: Number.POSITIVE_INFINITY,
+    });
     expect(all).toMatchObject({ kind: 'rows', totalRows: 3, truncated: false });
   });
 
   it('refuses several statements, and statements that reach outside, and keeps serving', async () => {
-    expect(await session.query("SELECT 1; DELETE FROM item", LIMITS)).toMatchObject({
+    expect(await session.query('SELECT 1; DELETE FROM item', LIMITS)).toMatchObject({
       kind: 'error',
       code: 'MULTIPLE_STATEMENTS',
       message: 'one statement per action: the query holds 2 statements',
@@ -225,7 +253,10 @@ describe('SqliteEngine sessions', () => {
       `VACUUM INTO '${join(cache.dir, 'copy.db')}'`,
       'PRAGMA hard_heap_limit = 1',
     ]) {
-      expect(await session.query(sql, LIMITS), sql).toMatchObject({ kind: 'error', code: 'FORBIDDEN_STATEMENT' });
+      expect(await session.query(sql, LIMITS), sql).toMatchObject({
+        kind: 'error',
+        code: 'FORBIDDEN_STATEMENT',
+      });
     }
     expect(await session.query('   ', LIMITS)).toMatchObject({ kind: 'error', code: 'EMPTY_QUERY' });
     expect(readdirSync(cache.dir).filter((name) => name.endsWith('.db'))).toEqual([]);
@@ -240,8 +271,31 @@ describe('SqliteEngine sessions', () => {
     } finally {
       raw.close();
     }
-    expect(await session.query('SELECT length(randomblob(2000000000))', LIMITS)).toMatchObject({ kind: 'error' });
+    expect(await session.query('SELECT length(randomblob(2000000000))', LIMITS)).toMatchObject({
+      kind: 'error',
+    });
     expect(rows(await session.query('SELECT 1', LIMITS))).toEqual([[1n]]);
+  });
+});
+
+describe('SqliteEngine memory limit', () => {
+  it('ends a query that passes the memory limit, and restores the session state', async () => {
+    const small = new SqliteEngine({ cacheDir: cache.dir, memoryBytes: 160 * 2 ** 20 });
+    try {
+      await small.prepare(DUMP);
+      const own = await small.open('shop');
+      await own.query("INSERT INTO item (name) VALUES ('kept')", LIMITS);
+      const huge =
+        'SELECT length(group_concat(hex(randomblob(1000000)))) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 400) SELECT x FROM c)';
+      const outcome = await own.query(huge, { timeoutMs: 20_000, maxRows: 10 });
+      expect(outcome).toMatchObject({ kind: 'error', code: 'ENGINE_CRASHED' });
+      expect(outcome.kind === 'error' && outcome.message).toMatch(
+        /^the query ended the SQLite process: memory limit exceeded \(\d+ MiB\)$/,
+      );
+      expect(rows(await own.query('SELECT count(*) FROM item', LIMITS))).toEqual([[4n]]);
+    } finally {
+      await small.close();
+    }
   });
 });
 
@@ -277,7 +331,9 @@ describe('SqliteEngine life cycle', () => {
       "CREATE DATABASE dup; USE dup; CREATE TABLE t (k varchar(5), PRIMARY KEY (k)); INSERT INTO t VALUES ('a'),('A');",
     );
     const fresh = new SqliteEngine({ cacheDir: cache.dir });
-    await expect(fresh.prepare(broken)).rejects.toThrow(/dup\.t row 2 does not load into SQLite: UNIQUE constraint failed/);
+    await expect(fresh.prepare(broken)).rejects.toThrow(
+      /dup\.t row 2 does not load into SQLite: UNIQUE constraint failed/,
+    );
     await fresh.close();
   });
 

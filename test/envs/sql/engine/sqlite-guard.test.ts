@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { singleStatement } from '../../../../src/envs/sql/engine/single-statement.js';
-import { doubleQuotedAsString, unresolvedDoubleQuoted } from '../../../../src/envs/sql/engine/sqlite-double-quoted-strings.js';
+import {
+  doubleQuotedAsString,
+  unresolvedDoubleQuoted,
+} from '../../../../src/envs/sql/engine/sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from '../../../../src/envs/sql/engine/sqlite-guard.js';
 
 function refusal(sql: string): string | undefined {
@@ -28,9 +31,9 @@ describe('singleStatement', () => {
 describe('sqliteRefusal', () => {
   it.each([
     ["ATTACH DATABASE '/tmp/x.db' AS x", /ATTACH is not allowed/],
-    ['attach \'file:x?mode=memory\' as y', /ATTACH is not allowed/],
+    ["attach 'file:x?mode=memory' as y", /ATTACH is not allowed/],
     ['DETACH x', /DETACH is not allowed/],
-    ['EXPLAIN QUERY PLAN ATTACH \'x\' AS y', /ATTACH is not allowed/],
+    ["EXPLAIN QUERY PLAN ATTACH 'x' AS y", /ATTACH is not allowed/],
     ["VACUUM INTO '/tmp/copy.db'", /VACUUM INTO is not allowed/],
     ["SELECT load_extension('/tmp/evil.so')", /load_extension\(\) is not allowed/],
     ['SELECT "LOAD_EXTENSION"(\'x\')', /load_extension\(\) is not allowed/],
@@ -59,17 +62,21 @@ describe('sqliteRefusal', () => {
 
 describe('double-quoted strings', () => {
   it('recognises SQLite’s error for a double-quoted non-column', () => {
-    expect(unresolvedDoubleQuoted('no such column: "US Territory" - should this be a string literal in single-quotes?')).toBe(
-      'US Territory',
-    );
+    expect(
+      unresolvedDoubleQuoted(
+        'no such column: "US Territory" - should this be a string literal in single-quotes?',
+      ),
+    ).toBe('US Territory');
     expect(unresolvedDoubleQuoted('no such column: x')).toBeUndefined();
   });
 
   it('rewrites exactly the double-quoted names with that text', () => {
-    expect(doubleQuotedAsString(`SELECT "a" FROM t WHERE x = "it's" OR y = "a" OR z = 'a' OR "b" = 1`, 'a')).toBe(
-      `SELECT 'a' FROM t WHERE x = "it's" OR y = 'a' OR z = 'a' OR "b" = 1`,
+    expect(
+      doubleQuotedAsString(`SELECT "a" FROM t WHERE x = "it's" OR y = "a" OR z = 'a' OR "b" = 1`, 'a'),
+    ).toBe(`SELECT 'a' FROM t WHERE x = "it's" OR y = 'a' OR z = 'a' OR "b" = 1`);
+    expect(doubleQuotedAsString(`SELECT * FROM t WHERE x = "it's"`, "it's")).toBe(
+      `SELECT * FROM t WHERE x = 'it''s'`,
     );
-    expect(doubleQuotedAsString(`SELECT * FROM t WHERE x = "it's"`, "it's")).toBe(`SELECT * FROM t WHERE x = 'it''s'`);
     expect(doubleQuotedAsString('SELECT `a` FROM t', 'a')).toBeUndefined();
   });
 });

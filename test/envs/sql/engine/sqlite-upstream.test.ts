@@ -9,8 +9,8 @@ import { sqlDatasets } from '../../../../src/datasets/sql-datasets.js';
 import type { DumpModel } from '../../../../src/envs/sql/dump/dump-model.js';
 import { readMysqlDump } from '../../../../src/envs/sql/dump/read-mysql-dump.js';
 import type { QueryOutcome, SqlSession } from '../../../../src/envs/sql/engine/sql-engine.js';
-import { sqliteName } from '../../../../src/envs/sql/engine/sqlite-schema.js';
 import { SqliteEngine } from '../../../../src/envs/sql/engine/sqlite-engine.js';
+import { sqliteName } from '../../../../src/envs/sql/engine/sqlite-schema.js';
 import {
   MIRROR,
   MIRROR_PRESENT,
@@ -89,10 +89,14 @@ describe.skipIf(!MIRROR_PRESENT)('SqliteEngine on the upstream databases', () =>
     for (const database of [...spider.databases, ...wikisql.databases]) {
       const session = await engine.open(database.name);
       try {
-        const listed = rows(await session.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", ALL_ROWS));
+        const listed = rows(
+          await session.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", ALL_ROWS),
+        );
         expect(listed.map(([name]) => name)).toEqual(database.tables.map((t) => t.name).sort());
         for (const table of database.tables) {
-          const [[count]] = rows(await session.query(`SELECT count(*) FROM ${sqliteName(table.name)}`, ALL_ROWS)) as [[bigint]];
+          const [[count]] = rows(
+            await session.query(`SELECT count(*) FROM ${sqliteName(table.name)}`, ALL_ROWS),
+          ) as [[bigint]];
           expect(count, `${database.name}.${table.name}`).toBe(BigInt(table.rows.length));
           tables++;
           total += table.rows.length;
@@ -112,25 +116,42 @@ describe.skipIf(!MIRROR_PRESENT)('SqliteEngine on the upstream databases', () =>
     const kennels = await engine.open('dog_kennels');
     const students = await engine.open('student_transcripts_tracking');
     try {
-      expect(rows(await kennels.query('SELECT charge_amount, typeof(charge_amount) FROM Charges ORDER BY charge_id', ALL_ROWS))).toEqual([
+      expect(
+        rows(
+          await kennels.query(
+            'SELECT charge_amount, typeof(charge_amount) FROM Charges ORDER BY charge_id',
+            ALL_ROWS,
+          ),
+        ),
+      ).toEqual([
         [98, 'real'],
         [322, 'real'],
         [640, 'real'],
       ]);
       const [[registered, type]] = rows(
-        await students.query('SELECT min(date_first_registered), typeof(date_first_registered) FROM Students', ALL_ROWS),
+        await students.query(
+          'SELECT min(date_first_registered), typeof(date_first_registered) FROM Students',
+          ALL_ROWS,
+        ),
       ) as [[string, string]];
       expect(registered).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       expect(type).toBe('text');
-      expect(rows(await world.query("SELECT HeadOfState, SurfaceArea, LifeExpectancy, IndepYear FROM country WHERE Code = 'TON'", ALL_ROWS))).toEqual([
-        ["Taufa'ahau Tupou IV", 650, 67.9, 1970n],
-      ]);
-      expect(rows(await music.query("SELECT Title FROM song WHERE Title LIKE 'do they%'", ALL_ROWS))).toEqual([
-        ["Do They Know It's Christmas"],
-      ]);
-      expect(rows(await dev.query('SELECT "School/Club_Team" FROM table_1_10015132_9 WHERE id_fake = 4', ALL_ROWS))).toEqual([
-        ["St. John's"],
-      ]);
+      expect(
+        rows(
+          await world.query(
+            "SELECT HeadOfState, SurfaceArea, LifeExpectancy, IndepYear FROM country WHERE Code = 'TON'",
+            ALL_ROWS,
+          ),
+        ),
+      ).toEqual([["Taufa'ahau Tupou IV", 650, 67.9, 1970n]]);
+      expect(rows(await music.query("SELECT Title FROM song WHERE Title LIKE 'do they%'", ALL_ROWS))).toEqual(
+        [["Do They Know It's Christmas"]],
+      );
+      expect(
+        rows(
+          await dev.query('SELECT "School/Club_Team" FROM table_1_10015132_9 WHERE id_fake = 4', ALL_ROWS),
+        ),
+      ).toEqual([["St. John's"]]);
     } finally {
       await Promise.all([world.close(), music.close(), dev.close(), kennels.close(), students.close()]);
     }
@@ -139,7 +160,10 @@ describe.skipIf(!MIRROR_PRESENT)('SqliteEngine on the upstream databases', () =>
   it('runs every Spider gold query (with double-quoted strings as MySQL reads them)', async () => {
     expect(tasks).toHaveLength(1034);
     const { failures, empty } = await runGolds(engine, tasks);
-    console.log(`Spider golds on SQLite: ${tasks.length - failures.length}/${tasks.length} run, ${empty} empty results`, classify(failures));
+    console.log(
+      `Spider golds on SQLite: ${tasks.length - failures.length}/${tasks.length} run, ${empty} empty results`,
+      classify(failures),
+    );
     expect(failures).toEqual([]);
     // 62 of the empty results are the wta_1 tasks: the upstream dump has no rows for that database.
     expect(empty).toBe(88);
@@ -151,9 +175,14 @@ describe.skipIf(!MIRROR_PRESENT)('SqliteEngine on the upstream databases', () =>
     try {
       await strict.prepare(spider);
       const { failures } = await runGolds(strict, tasks);
-      console.log(`Spider golds on strict SQLite: ${tasks.length - failures.length}/${tasks.length} run`, classify(failures));
+      console.log(
+        `Spider golds on strict SQLite: ${tasks.length - failures.length}/${tasks.length} run`,
+        classify(failures),
+      );
       expect(failures).toHaveLength(213);
-      expect(classify(failures)).toEqual({ 'no such column: "…" - should this be a string literal in single-quotes?': 213 });
+      expect(classify(failures)).toEqual({
+        'no such column: "…" - should this be a string literal in single-quotes?': 213,
+      });
       expect(failures.map((f) => f.index)).toEqual(
         tasks.flatMap((task, index) => (/"[^"]*"/.test(task.gold) ? [index] : [])),
       );
