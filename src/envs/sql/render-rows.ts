@@ -10,17 +10,21 @@ function cell(value: unknown): string {
 
 /**
  * A plain-text table of a result set for agents: a header, one line per row (cells separated by
- * ` | `), and a last line with the row count, noting rows left out.
+ * ` | `), and a last line with the row count, noting rows left out. `capped`: the engine stopped
+ * counting at `totalRows`, so the count is a lower bound and says so.
  */
 export function renderRows(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
   totalRows: number,
   shownLimit: number,
+  capped = false,
 ): string {
   const shown = rows.slice(0, shownLimit);
   const lines = [columns.join(' | '), ...shown.map((row) => row.map(cell).join(' | '))];
   const more = totalRows - shown.length;
-  const count = `(${totalRows} row${totalRows === 1 ? '' : 's'}${more > 0 ? `; ${more} not shown` : ''})`;
+  const rowCount = `${capped ? 'more than ' : ''}${totalRows} row${totalRows === 1 && !capped ? '' : 's'}`;
+  const notShown = capped ? `; only ${shown.length} shown` : more > 0 ? `; ${more} not shown` : '';
+  const count = `(${rowCount}${notShown})`;
   return `${lines.join('\n')}\n${count}\n`;
 }

@@ -190,7 +190,13 @@ export class SqlEnv implements Env {
       };
     }
     return {
-      text: renderRows(outcome.columns, outcome.rows, outcome.totalRows, this.#options.shownRows ?? 100),
+      text: renderRows(
+        outcome.columns,
+        outcome.rows,
+        outcome.totalRows,
+        this.#options.shownRows ?? 100,
+        outcome.totalRowsCapped === true,
+      ),
       columns: outcome.columns,
       rows: jsonSafeRows(outcome.rows),
       durationMs: outcome.durationMs,

@@ -67,6 +67,15 @@ export interface RowsOutcome {
    * `number` for REAL, `string` for TEXT, `Buffer` for BLOB, `null` for NULL.
    */
   readonly rows: unknown[][];
+  /**
+   * Optional: the engine's type of each column, lower case, where the JS value alone does not tell
+   * (a `string` may be text, an exact decimal or a date). MySQL: `int`, `bigint`, `decimal`,
+   * `double`, `float`, `varchar`, `text`, `date`, `datetime`, `timestamp`, `time`, `year`, `bit`,
+   * `blob`, … (`mysqlColumnType`); PostgreSQL: `pg_type.typname` (`int4`, `int8`, `numeric`,
+   * `float8`, `text`, `citext`, `date`, `timestamp`, `bool`, …). Engines that do not report types
+   * (SQLite) leave it out.
+   */
+  readonly columnTypes?: string[];
   /** Rows the statement produced; a lower bound when `totalRowsCapped`. */
   readonly totalRows: number;
   /** True when `rows` holds fewer rows than `totalRows`. */

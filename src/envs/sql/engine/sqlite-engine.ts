@@ -2,6 +2,7 @@ import { cacheDir } from '../../../sandbox/cache-dir.js';
 import type { DumpModel } from '../dump/dump-model.js';
 import type { SqlEngine, SqlSession } from './sql-engine.js';
 import { SqlEngineError } from './sql-engine-error.js';
+import { type SqlitePristineSchema, sqlitePristineSchema } from './sqlite-catalogue.js';
 import { ensurePristineFiles } from './sqlite-pristine.js';
 import { SqliteSession, type SqliteSessionLimits } from './sqlite-session.js';
 
@@ -28,6 +29,8 @@ interface Prepared {
   readonly name: string;
   readonly file: string;
   readonly sha256: string;
+  /** The dump model of its tables, for MySQL-style introspection (`SHOW TABLES`, `DESCRIBE t`). */
+  readonly schema: SqlitePristineSchema;
 }
 
 /**
@@ -44,6 +47,10 @@ interface Prepared {
  * `LIKE` is ASCII case-insensitive in SQLite anyway; `GLOB` is case-sensitive.
  * A double-quoted name that is no column reads as a string (`WHERE name = "Bob"`), as MySQL and
  * SQLite's legacy mode do (option `doubleQuotedStrings`).
+ *
+ * MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, `SHOW COLUMNS`, `SHOW CREATE TABLE`,
+ * `SHOW INDEX`, `SHOW DATABASES`), which the paper's agents use, are answered by a compatibility layer
+ * before they reach SQLite (see `mysql-introspection.ts` and `sqlite-catalogue.ts`).
  *
  * Values: INTEGER as `bigint` (always; the integer/real distinction survives, as Python's `int` and
  * `float` did upstream), REAL as `number`, TEXT as `string`, BLOB as `Buffer`, NULL as `null`.
@@ -79,8 +86,16 @@ export class SqliteEngine implements SqlEngine {
       }
     }
     const files = ensurePristineFiles(this.cacheRoot ?? cacheDir(), dump);
-    for (const [name, file] of files)
-      this.prepared.set(name.toLowerCase(), { name, file, sha256: dump.sha256 });
+    for (const database of dump.databases) {
+      const file = files.get(database.name);
+      if (file === undefined) continue;
+      this.prepared.set(database.name.toLowerCase(), {
+        name: database.name,
+        file,
+        sha256: dump.sha256,
+        schema: sqlitePristineSchema(database),
+      });
+    }
   }
 
   async open(database: string): Promise<SqlSession> {
@@ -89,8 +104,12 @@ export class SqliteEngine implements SqlEngine {
     if (!prepared) {
       throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
     }
-    const session = await SqliteSession.open(prepared.name, prepared.file, this.limits, (closed) =>
-      this.sessions.delete(closed),
+    const session = await SqliteSession.open(
+      prepared.name,
+      prepared.file,
+      this.limits,
+      (closed) => this.sessions.delete(closed),
+      prepared.schema,
     );
     if (this.closed) {
       await session.close();

@@ -1,6 +1,13 @@
+import {
+  answerMysqlIntrospection,
+  type IntrospectionStatement,
+  limitIntrospectionRows,
+  recognizeMysqlIntrospection,
+} from './mysql-introspection.js';
 import { singleStatement } from './single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from './sql-engine.js';
 import { SqlEngineError } from './sql-engine-error.js';
+import { SqliteCatalogue, type SqlitePristineSchema } from './sqlite-catalogue.js';
 import type { SqliteChildReply } from './sqlite-child-protocol.js';
 import { doubleQuotedAsString, unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from './sqlite-guard.js';
@@ -20,6 +27,12 @@ export interface SqliteSessionLimits extends SqliteProcessLimits {
 
 /** Rewrites of one query for double-quoted strings (one per distinct unresolved name). */
 const MAX_REWRITES = 64;
+
+/** Rows of an internal catalogue query (far more than a database's tables, columns or indexes). */
+const CATALOGUE_ROWS = 1_000_000;
+
+/** An internal catalogue query passed the statement's time limit (the process was restarted). */
+class CatalogueTimeout extends Error {}
 
 /** The session's process is gone and could not be restarted. */
 function failed(database: string, cause: unknown): SqlEngineError {
@@ -55,6 +68,10 @@ function nativeRows(rows: unknown[][]): unknown[][] {
  *   `replayLimit` such statements, or when the replay fails, the session restarts pristine instead.
  * - A query that ends the process (the memory limit, a crash) is answered the same way, as
  *   `ENGINE_CRASHED`.
+ * - MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, …: see `mysql-introspection.ts`)
+ *   never reach SQLite: they are answered from the dump model and the session's current schema
+ *   (`SqliteCatalogue`), within the same time limit. Any other `SHOW` is an `ER_NOT_SUPPORTED_YET`
+ *   error naming the covered statements (SQLite has no `SHOW`).
  */
 export class SqliteSession implements SqlSession {
   private process: SqliteProcess | undefined;
@@ -69,6 +86,7 @@ export class SqliteSession implements SqlSession {
     private readonly file: string,
     private readonly limits: SqliteSessionLimits,
     private readonly onClose: (session: SqliteSession) => void,
+    private readonly schema: SqlitePristineSchema,
   ) {}
 
   /** Starts the session's process on the pristine file of `database`. */
@@ -77,8 +95,10 @@ export class SqliteSession implements SqlSession {
     file: string,
     limits: SqliteSessionLimits,
     onClose: (session: SqliteSession) => void,
+    /** The dump model of the database's tables, for introspection (none: SQLite's pragmas only). */
+    schema: SqlitePristineSchema = { database, tables: new Map() },
   ): Promise<SqliteSession> {
-    const session = new SqliteSession(database, file, limits, onClose);
+    const session = new SqliteSession(database, file, limits, onClose, schema);
     await session.ready();
     return session;
   }
@@ -93,6 +113,8 @@ export class SqliteSession implements SqlSession {
     if (refusal)
       return { kind: 'error', message: refusal, code: QUERY_ERROR.forbidden, durationMs: elapsed() };
     const deadline = started + Math.max(0, options.timeoutMs);
+    const introspection = recognizeMysqlIntrospection(check.statement.tokens);
+    if (introspection) return this.introspect(introspection, options, deadline, elapsed);
     let text = sql;
     for (let attempt = 0; ; attempt++) {
       const process = await this.ready();
@@ -138,6 +160,56 @@ export class SqliteSession implements SqlSession {
       }
       return this.outcome(text, reply, elapsed());
     }
+  }
+
+  /** Answers a MySQL introspection statement from the dump model and the session's current schema. */
+  private async introspect(
+    statement: IntrospectionStatement,
+    options: QueryOptions,
+    deadline: number,
+    elapsed: () => number,
+  ): Promise<QueryOutcome> {
+    const catalogue = new SqliteCatalogue(this.schema, (sql) => this.catalogueRows(sql, deadline));
+    try {
+      const outcome = await answerMysqlIntrospection(statement, catalogue);
+      return { ...limitIntrospectionRows(outcome, Math.max(0, options.maxRows)), durationMs: elapsed() };
+    } catch (error) {
+      if (error instanceof SqlEngineError) throw error;
+      if (error instanceof CatalogueTimeout) {
+        return {
+          kind: 'error',
+          message: `query timed out after ${options.timeoutMs} ms`,
+          code: QUERY_ERROR.timeout,
+          timedOut: true,
+          durationMs: elapsed(),
+        };
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      return { kind: 'error', message: reason, code: QUERY_ERROR.crashed, durationMs: elapsed() };
+    }
+  }
+
+  /** Rows of an internal read-only query on the session's connection (not remembered for replay). */
+  private async catalogueRows(sql: string, deadline: number): Promise<unknown[][]> {
+    const process = await this.ready();
+    const request = { op: 'query', sql, maxRows: CATALOGUE_ROWS, countLimit: CATALOGUE_ROWS } as const;
+    const result = await this.within(process.request(request), deadline);
+    if (this.closed) throw this.closedError();
+    if (result === 'timeout') {
+      process.kill();
+      this.restart();
+      throw new CatalogueTimeout();
+    }
+    if (!('reply' in result)) {
+      await process.finished;
+      const reason =
+        process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
+      this.restart();
+      throw new Error(`the query ended the SQLite process: ${reason}`);
+    }
+    const { reply } = result;
+    if (reply.kind === 'error') throw new Error(`introspection failed: ${reply.message}`);
+    return reply.kind === 'rows' ? nativeRows(reply.rows) : [];
   }
 
   /** The reply, or `timeout` when the deadline (a `performance.now()` time) passes first. */

@@ -1,0 +1,268 @@
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { createConnection } from 'mysql2/promise';
+import { trackForExit } from '../../../sandbox/exit-cleanup.js';
+import { SqlEngineError } from '../engine/sql-engine-error.js';
+import { mariadbBinaries, setprivPath } from './server-binaries.js';
+import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
+import { type ServerExit, ServerProcess } from './server-process.js';
+import { runningAsRoot, type ServiceAccount, serverCommandPrefix, serviceAccount } from './service-account.js';
+import { cachedTemplate, copyTemplate } from './template-cache.js';
+
+const run = promisify(execFile);
+
+/** Bump when the initialisation of the cached data directory changes. */
+const TEMPLATE_FORMAT = 1;
+
+/** Longest Unix socket path Linux accepts (sun_path is 108 bytes with the final NUL). */
+export const MAX_SOCKET_PATH = 107;
+
+/** Options of a self-started MariaDB server. */
+export interface MariadbServerOptions {
+  /** Root of the user cache, where the initialised data directory is kept (default `cacheDir()`). */
+  readonly cacheDir?: string;
+  /** InnoDB buffer pool, default 64 MiB. */
+  readonly bufferPoolBytes?: number;
+  /** Connections the server accepts, default 256 (each session holds one). */
+  readonly maxConnections?: number;
+  /** Time allowed to become ready, default 30 s. */
+  readonly startTimeoutMs?: number;
+}
+
+/**
+ * Server settings, chosen for a private, disposable server:
+ * - reachable only through a Unix socket in a 0700 folder (`--skip-networking`);
+ * - no file access from SQL: `--local-infile=0`, `--secure-file-priv` on an empty private folder,
+ *   `--skip-symbolic-links` (no `DATA DIRECTORY` tricks);
+ * - MySQL's semantics as upstream ran them: `--lower-case-table-names=1` (upstream's container
+ *   flag: table and database names are case-insensitive), utf8mb4 with `utf8mb4_general_ci`;
+ * - no durability (the data is thrown away): no binary log, no doublewrite, log flushed once a
+ *   second, and every InnoDB table in the system tablespace (`--innodb-file-per-table=0`), which
+ *   makes CREATE/DROP TABLE cheap (no file per table): the MariaDB reset rebuilds tables.
+ */
+function serverArgs(dir: string, options: MariadbServerOptions): string[] {
+  const pool = Math.max(8, Math.round((options.bufferPoolBytes ?? 64 * 2 ** 20) / 2 ** 20));
+  return [
+    '--no-defaults',
+    `--datadir=${join(dir, 'data')}`,
+    `--socket=${join(dir, 'run', 'mysqld.sock')}`,
+    `--pid-file=${join(dir, 'run', 'mysqld.pid')}`,
+    `--tmpdir=${join(dir, 'tmp')}`,
+    '--skip-networking',
+    '--local-infile=0',
+    `--secure-file-priv=${join(dir, 'files')}`,
+    '--skip-symbolic-links',
+    '--lower-case-table-names=1',
+    '--character-set-server=utf8mb4',
+    '--collation-server=utf8mb4_general_ci',
+    '--default-time-zone=+00:00',
+    '--skip-log-bin',
+    '--skip-name-resolve',
+    '--performance-schema=0',
+    `--innodb-buffer-pool-size=${pool}M`,
+    '--innodb-log-file-size=8M',
+    '--innodb-flush-log-at-trx-commit=0',
+    '--innodb-doublewrite=0',
+    '--innodb-file-per-table=0',
+    '--innodb-fast-shutdown=3',
+    `--max-connections=${options.maxConnections ?? 256}`,
+    '--max-allowed-packet=64M',
+    '--wait-timeout=31536000',
+    '--interactive-timeout=31536000',
+  ];
+}
+
+const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TZ: 'UTC' };
+
+/**
+ * A MariaDB server intercode started for itself: from the distribution's binaries, on a copy of an
+ * initialised data directory (built once per server version with `mariadb-install-db` and kept in
+ * the user cache), in a private folder labelled with the owner process (`<runtime>-db/<owner>/…`),
+ * reachable only through its Unix socket, as root with the `root` account (no password; the socket's
+ * folder is private). It runs under the `mysql` account when intercode runs as root, dies with its
+ * owner (parent-death signal; exit handlers kill it too; the next start reaps what a crash left),
+ * and `stop()` ends it (SIGTERM, then SIGKILL) and removes its folder.
+ */
+export class MariadbServer {
+  readonly kind = 'mariadb' as const;
+  #stopped = false;
+  #stopping: Promise<void> | undefined;
+  #startMs = 0;
+  readonly #untrack: () => void;
+
+  private constructor(
+    private readonly process: ServerProcess,
+    /** The server's private folder (data, socket, tmp). */
+    readonly dir: string,
+    /** `10.11.19-MariaDB-0+deb12u1`. */
+    readonly version: string,
+  ) {
+    this.#untrack = trackForExit({
+      closeSync: () => {
+        process.killSync();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    });
+  }
+
+  /** Starts a server; throws `SQL_ENGINE_UNAVAILABLE` (missing binaries) or `SQL_ENGINE_FAILED`. */
+  static async start(options: MariadbServerOptions = {}): Promise<MariadbServer> {
+    const started = performance.now();
+    const binaries = mariadbBinaries();
+    setprivPath();
+    reapStaleServers();
+    const account = serviceAccount(['mysql', 'nobody']);
+    const asRootWithoutAccount = runningAsRoot() && !account;
+    const template = await cachedTemplate({
+      kind: 'mariadb',
+      key: `${binaries.version}-f${TEMPLATE_FORMAT}-${account?.name ?? userInfo().username}`,
+      account,
+      ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
+      build: (dataDir) => installDb(binaries.installDb, dataDir, account, asRootWithoutAccount),
+    }).catch((error: unknown) => {
+      throw new SqlEngineError('SQL_ENGINE_FAILED', `mariadb-install-db failed: ${message(error)}`, { cause: error });
+    });
+    const dir = newServerDir('mariadb', account);
+    let process: ServerProcess | undefined;
+    let server: MariadbServer | undefined;
+    try {
+      const socketPath = join(dir, 'run', 'mysqld.sock');
+      if (socketPath.length > MAX_SOCKET_PATH) {
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `the server socket path is too long (${socketPath.length} > ${MAX_SOCKET_PATH}): set INTERCODE_RUNTIME_DIR to a shorter path`,
+        );
+      }
+      await copyTemplate(template, join(dir, 'data'), account);
+      for (const sub of ['run', 'tmp', 'files']) makePrivateDir(join(dir, sub), account);
+      const args = serverArgs(dir, options);
+      if (asRootWithoutAccount) args.push('--user=root');
+      process = await ServerProcess.spawn([...serverCommandPrefix(account), binaries.mariadbd, ...args], SERVER_ENV);
+      server = new MariadbServer(process, dir, binaries.version);
+      await server.waitReady(options.startTimeoutMs ?? 30_000);
+      server.#startMs = performance.now() - started;
+      return server;
+    } catch (error) {
+      process?.killSync();
+      await process?.exited;
+      if (server) server.#untrack();
+      removeServerDir(dir);
+      if (error instanceof SqlEngineError) throw error;
+      throw new SqlEngineError('SQL_ENGINE_FAILED', `the MariaDB server did not start: ${message(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Wall time of `start()`, in milliseconds (template copy, server start, first connection). */
+  get startMs(): number {
+    return this.#startMs;
+  }
+
+  /** The Unix socket clients connect to. */
+  get socketPath(): string {
+    return join(this.dir, 'run', 'mysqld.sock');
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.process.alive;
+  }
+
+  /** Calls `listener` when the server process ends, whatever the reason. */
+  onExit(listener: (exit: ServerExit) => void): () => void {
+    return this.process.onExit(listener);
+  }
+
+  /** The last lines of the server's log (for error messages). */
+  logTail(): string {
+    return this.process.outputTail();
+  }
+
+  /** mysql2 connection options of the server's administrator (`root` over the socket). */
+  adminConnection(): { socketPath: string; user: string } {
+    return { socketPath: this.socketPath, user: 'root' };
+  }
+
+  /** Stops the server (SIGTERM, SIGKILL after 3 s) and removes its folder. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      await this.process.stop('SIGTERM', 3_000);
+      this.#stopped = true;
+      this.#untrack();
+      removeServerDir(this.dir);
+    })();
+    return this.#stopping;
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  private async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    let last: unknown;
+    while (performance.now() < deadline) {
+      if (!this.process.alive) {
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `the MariaDB server exited during start-up (${describeExit(this.process.exit)}): ${this.logTail()}`,
+        );
+      }
+      try {
+        const connection = await createConnection({ ...this.adminConnection(), connectTimeout: 2_000 });
+        await connection.end();
+        return;
+      } catch (error) {
+        last = error;
+        await sleep(20);
+      }
+    }
+    throw new SqlEngineError(
+      'SQL_ENGINE_FAILED',
+      `the MariaDB server was not ready after ${timeoutMs} ms (${message(last)}): ${this.logTail()}`,
+    );
+  }
+}
+
+async function installDb(
+  installDb: string,
+  dataDir: string,
+  account: ServiceAccount | undefined,
+  asRoot: boolean,
+): Promise<void> {
+  const user = account ? [`--user=${account.name}`] : asRoot ? ['--user=root'] : [];
+  await run(
+    installDb,
+    [
+      '--no-defaults',
+      `--datadir=${dataDir}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      '--skip-name-resolve',
+      '--innodb-log-file-size=8M',
+      '--lower-case-table-names=1',
+      ...user,
+    ],
+    { env: SERVER_ENV, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
+  );
+}
+
+function describeExit(exit: ServerExit | undefined): string {
+  if (!exit) return 'running';
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+function message(error: unknown): string {
+  if (error && typeof error === 'object' && 'stderr' in error && typeof error.stderr === 'string' && error.stderr) {
+    return error.stderr.trim().split('\n').slice(-3).join(' | ');
+  }
+  return error instanceof Error ? error.message : String(error);
+}
