@@ -53,9 +53,8 @@ function goldQuery(task: Task): string | undefined {
 export class SqlEnv implements Env {
   readonly #options: SqlEnvOptions;
   readonly #agentSessions = new Map<string, SqlSession>();
-  readonly #evalSessions = new Map<string, SqlSession>();
   readonly #dirty = new Set<string>();
-  readonly #gold = new Map<string, GoldResult>();
+  #gold: GoldResult | undefined;
   #task: Task | undefined;
   #last: QueryOutcome | undefined;
   #closed = false;
@@ -73,28 +72,21 @@ export class SqlEnv implements Env {
     return session;
   }
 
-  /** The gold's result on a pristine database, computed once per task. */
-  async #goldResult(task: Task): Promise<GoldResult> {
-    const cached = this.#gold.get(task.id);
-    if (cached) return cached;
+  /**
+   * The gold's result, run on the agent's own session while it is pristine (right after its reset,
+   * before the agent acts): the same database copy, the same statistics and so the same plan, so a
+   * gold whose order is not fully determined (ties under `ORDER BY … LIMIT`) picks the same rows the
+   * agent's identical query would, as upstream's shared connection did.
+   */
+  async #goldResult(task: Task, session: SqlSession): Promise<GoldResult> {
     const query = goldQuery(task);
-    let result: GoldResult;
-    if (query === undefined) {
-      result = { rows: [], corrupt: true, error: 'the task has no gold query' };
-    } else {
-      const database = databaseOf(task);
-      const session = await this.#session(this.#evalSessions, database);
-      const outcome = await session.query(query, { timeoutMs: 60_000, maxRows: Number.POSITIVE_INFINITY });
-      if (outcome.kind !== 'rows') await session.reset();
-      result =
-        outcome.kind === 'rows'
-          ? { rows: pyRowStrs(toPythonRows(this.#options.engine.id, outcome)), corrupt: false }
-          : outcome.kind === 'error'
-            ? { rows: [], corrupt: true, error: outcome.message }
-            : { rows: [], corrupt: false };
+    if (query === undefined) return { rows: [], corrupt: true, error: 'the task has no gold query' };
+    const outcome = await session.query(query, { timeoutMs: 60_000, maxRows: Number.POSITIVE_INFINITY });
+    if (outcome.kind !== 'rows') await session.reset();
+    if (outcome.kind === 'rows') {
+      return { rows: pyRowStrs(toPythonRows(this.#options.engine.id, outcome)), corrupt: false };
     }
-    this.#gold.set(task.id, result);
-    return result;
+    return outcome.kind === 'error' ? { rows: [], corrupt: true, error: outcome.message } : { rows: [], corrupt: false };
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -107,6 +99,7 @@ export class SqlEnv implements Env {
       await session.reset();
       this.#dirty.delete(database);
     }
+    this.#gold = await this.#goldResult(task, session);
     this.#task = task;
     this.#last = undefined;
     const hint = schemaHint(task);
@@ -206,7 +199,7 @@ export class SqlEnv implements Env {
 
   async score(): Promise<Score> {
     const task = this.#require();
-    const gold = await this.#goldResult(task);
+    const gold = this.#gold!;
     const last = this.#last;
     const agentRows = last?.kind === 'rows' ? pyRowStrs(toPythonRows(this.#options.engine.id, last)) : null;
     const reward = sqlReward(agentRows, gold.rows);
@@ -221,9 +214,8 @@ export class SqlEnv implements Env {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const sessions = [...this.#agentSessions.values(), ...this.#evalSessions.values()];
+    const sessions = [...this.#agentSessions.values()];
     this.#agentSessions.clear();
-    this.#evalSessions.clear();
     await Promise.all(sessions.map((session) => session.close()));
   }
 }

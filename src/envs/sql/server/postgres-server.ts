@@ -57,6 +57,8 @@ function serverArgs(dir: string, options: PostgresServerOptions): string[] {
     autovacuum: 'off',
     jit: 'off',
     huge_pages: 'off',
+    // Segments in the data folder (removed with it) rather than /dev/shm, where a killed server leaves them.
+    dynamic_shared_memory_type: 'mmap',
     temp_file_limit: '2GB',
     max_locks_per_transaction: '256',
     timezone: 'UTC',

@@ -63,18 +63,16 @@ let mariadb: MariadbBinaries | undefined;
 let postgres: PostgresBinaries | undefined;
 
 /**
- * The MariaDB server and its `mariadb-install-db` (MySQL's own `mysqld` is not started by intercode:
- * point `--db-url` at a running MySQL instead). Throws `SQL_ENGINE_UNAVAILABLE` naming the package.
+ * The MariaDB server (`$INTERCODE_MARIADBD`, else the distribution's `mariadbd`) and its
+ * `mariadb-install-db` (MySQL's own `mysqld` is not started by intercode: point `--db-url` at a
+ * running MySQL instead). Throws `SQL_ENGINE_UNAVAILABLE` naming the package.
  */
 export function mariadbBinaries(): MariadbBinaries {
   if (mariadb) return mariadb;
-  const mariadbd = findProgram([
-    process.env.INTERCODE_MARIADBD ?? '',
-    '/usr/sbin/mariadbd',
-    '/usr/libexec/mariadbd',
-    '/usr/local/mysql/bin/mariadbd',
-    'mariadbd',
-  ].filter(Boolean));
+  const override = process.env.INTERCODE_MARIADBD;
+  const mariadbd = override
+    ? findProgram([override])
+    : findProgram(['/usr/sbin/mariadbd', '/usr/libexec/mariadbd', '/usr/local/mysql/bin/mariadbd', 'mariadbd']);
   const installDb = findProgram(['/usr/bin/mariadb-install-db', 'mariadb-install-db', 'mysql_install_db']);
   if (!mariadbd || !installDb) {
     throw new SqlEngineError(
@@ -118,7 +116,10 @@ function postgresBinDir(): string | undefined {
   return found ? found.slice(0, found.lastIndexOf('/')) : undefined;
 }
 
-/** The PostgreSQL server and `initdb`. Throws `SQL_ENGINE_UNAVAILABLE` naming the package. */
+/**
+ * The PostgreSQL server and `initdb` (from `$INTERCODE_PG_BIN`, else the newest
+ * `/usr/lib/postgresql/<major>/bin`, else PATH). Throws `SQL_ENGINE_UNAVAILABLE` naming the package.
+ */
 export function postgresBinaries(): PostgresBinaries {
   if (postgres) return postgres;
   const binDir = postgresBinDir();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { currentOwner, isOwnerAlive } from '../../../sandbox/owner.js';
 import { runtimeDir } from '../../../sandbox/runtime-dir.js';
@@ -8,17 +8,52 @@ import type { ServiceAccount } from './service-account.js';
 /** Command names of the server processes intercode starts. */
 const SERVER_COMMANDS = new Set(['mariadbd', 'mysqld', 'postgres', 'postmaster']);
 
+/** `f_type` of tmpfs (linux/magic.h). */
+const TMPFS_MAGIC = 0x01021994;
+
+/** A folder made (or found) for this user only: a real directory, ours, with the given mode. */
+function ownDir(path: string, mode: number): string | undefined {
+  try {
+    mkdirSync(path, { recursive: true, mode });
+    const stat = lstatSync(path);
+    if (!stat.isDirectory() || stat.uid !== process.getuid?.()) return undefined;
+    chmodSync(path, mode);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
+function onTmpfs(path: string): boolean {
+  try {
+    return statfsSync(path).type === TMPFS_MAGIC;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Where database servers keep their data: `<runtime dir>-db` (`/run/intercode-db` as root), next to
- * the sandboxes' runtime directory rather than inside it, because that one is private to its user
- * (0700) and a server running under a service account must be able to reach its own directory.
- * As root the base and the owner folders are 0711 (enter, not list); each server's folder is 0700
- * and belongs to the server's account.
+ * Where database servers keep their data: `$INTERCODE_DB_DIR`, else `/dev/shm/intercode-db-<uid>`
+ * when /dev/shm is a tmpfs (the data is disposable, and on this kind of machine a disk-backed
+ * folder made `CREATE DATABASE` 3 to 10 times slower: 40–230 ms against 13 ms), else
+ * `<runtime dir>-db` (`/run/intercode-db` as root). Not inside the sandboxes' runtime directory:
+ * that one is private to its user (0700) and a server running under a service account must reach
+ * its own folder. As root the base and the owner folders are 0711 (enter, not list); each server's
+ * folder is 0700 and belongs to the server's account.
  */
 export function serverBaseDir(): string {
+  const mode = process.getuid?.() === 0 ? 0o711 : 0o700;
+  const override = process.env.INTERCODE_DB_DIR;
+  if (override) {
+    mkdirSync(override, { recursive: true, mode });
+    return resolve(override);
+  }
+  if (onTmpfs('/dev/shm')) {
+    const shared = ownDir(`/dev/shm/intercode-db-${process.getuid?.() ?? 'user'}`, mode);
+    if (shared) return shared;
+  }
   const base = `${resolve(runtimeDir())}-db`;
-  const root = process.getuid?.() === 0;
-  mkdirSync(base, { recursive: true, mode: root ? 0o711 : 0o700 });
+  mkdirSync(base, { recursive: true, mode });
   return base;
 }
 

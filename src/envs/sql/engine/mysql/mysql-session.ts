@@ -118,6 +118,15 @@ export class MysqlSession implements SqlSession {
   }
 
   async query(sql: string, options: QueryOptions): Promise<QueryOutcome> {
+    this.assertUsable();
+    try {
+      return await this.attempt(sql, options);
+    } catch (error) {
+      throw await this.infrastructure(error);
+    }
+  }
+
+  private async attempt(sql: string, options: QueryOptions): Promise<QueryOutcome> {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     this.assertUsable();
@@ -151,6 +160,25 @@ export class MysqlSession implements SqlSession {
 
   async reset(): Promise<void> {
     this.assertUsable();
+    try {
+      await this.resetNow();
+    } catch (error) {
+      throw await this.infrastructure(error);
+    }
+  }
+
+  /** An unexpected failure as the engine's error: the server's failure when it is gone. */
+  private async infrastructure(error: unknown): Promise<SqlEngineError> {
+    if (error instanceof SqlEngineError) return error;
+    const failure = await this.host.health();
+    if (failure) return failure;
+    const reason = error instanceof Error ? error.message : String(error);
+    return new SqlEngineError('SQL_ENGINE_FAILED', `the MySQL session on ${this.database} failed: ${reason}`, {
+      cause: error,
+    });
+  }
+
+  private async resetNow(): Promise<void> {
     if (this.#lost || !this.#connection) {
       await this.recover();
       return;
