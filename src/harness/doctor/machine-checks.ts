@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { checkSqlEngines } from '../../envs/sql/server/check-sql-engines.js';
 import type { CheckItem } from '../../sandbox/sandbox.js';
 
 /** A titled group of checks; `required` groups decide whether the default environment can run. */
@@ -20,19 +21,6 @@ function version(command: string, args: string[]): string | null {
       .split('\n')[0]!;
   } catch {
     return null;
-  }
-}
-
-function firstExisting(paths: readonly string[]): string | undefined {
-  return paths.find((path) => existsSync(path));
-}
-
-function postgresBin(): string | undefined {
-  try {
-    const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
-    return versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((dir) => existsSync(`${dir}/initdb`));
-  } catch {
-    return undefined;
   }
 }
 
@@ -112,21 +100,6 @@ export async function environmentChecks(): Promise<CheckItem[]> {
     detail: sqlite ?? 'better-sqlite3 is not installed',
     fix: 'npm install better-sqlite3@12',
   });
-  const mariadbd = firstExisting(['/usr/sbin/mariadbd', '/usr/sbin/mysqld']);
-  items.push({
-    name: 'mysql engine (MariaDB server)',
-    ok: mariadbd !== undefined,
-    optional: true,
-    detail: mariadbd ? (version(mariadbd, ['--version']) ?? mariadbd) : 'mariadbd not found',
-    fix: 'apt-get install -y --no-install-recommends mariadb-server',
-  });
-  const pg = postgresBin();
-  items.push({
-    name: 'postgres engine (PostgreSQL server)',
-    ok: pg !== undefined,
-    optional: true,
-    detail: pg ? (version(`${pg}/postgres`, ['--version']) ?? pg) : 'initdb/pg_ctl not found',
-    fix: 'apt-get install -y postgresql',
-  });
+  items.push(...(await checkSqlEngines()));
   return items;
 }

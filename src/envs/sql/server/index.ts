@@ -3,7 +3,7 @@ import { MysqlEngine } from '../engine/mysql/mysql-engine.js';
 import { PostgresEngine } from '../engine/postgres/postgres-engine.js';
 import type { SqlEngine } from '../engine/sql-engine.js';
 
-export { type SqlEngineCheckOptions, checkSqlEngines } from './check-sql-engines.js';
+export { checkSqlEngines, type SqlEngineCheckOptions } from './check-sql-engines.js';
 export { MariadbServer, type MariadbServerOptions } from './mariadb-server.js';
 export { PostgresServer, type PostgresServerOptions } from './postgres-server.js';
 export { reapStaleServers, serverBaseDir } from './server-dirs.js';

@@ -10,7 +10,12 @@ import { SqlEngineError } from '../engine/sql-engine-error.js';
 import { mariadbBinaries, setprivPath } from './server-binaries.js';
 import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
 import { type ServerExit, ServerProcess } from './server-process.js';
-import { runningAsRoot, type ServiceAccount, serverCommandPrefix, serviceAccount } from './service-account.js';
+import {
+  runningAsRoot,
+  type ServiceAccount,
+  serverCommandPrefix,
+  serviceAccount,
+} from './service-account.js';
 import { cachedTemplate, copyTemplate } from './template-cache.js';
 
 const run = promisify(execFile);
@@ -124,7 +129,9 @@ export class MariadbServer {
       ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
       build: (dataDir) => installDb(binaries.installDb, dataDir, account, asRootWithoutAccount),
     }).catch((error: unknown) => {
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `mariadb-install-db failed: ${message(error)}`, { cause: error });
+      throw new SqlEngineError('SQL_ENGINE_FAILED', `mariadb-install-db failed: ${message(error)}`, {
+        cause: error,
+      });
     });
     const dir = newServerDir('mariadb', account);
     let process: ServerProcess | undefined;
@@ -141,7 +148,10 @@ export class MariadbServer {
       for (const sub of ['run', 'tmp', 'files']) makePrivateDir(join(dir, sub), account);
       const args = serverArgs(dir, options);
       if (asRootWithoutAccount) args.push('--user=root');
-      process = await ServerProcess.spawn([...serverCommandPrefix(account), binaries.mariadbd, ...args], SERVER_ENV);
+      process = await ServerProcess.spawn(
+        [...serverCommandPrefix(account), binaries.mariadbd, ...args],
+        SERVER_ENV,
+      );
       server = new MariadbServer(process, dir, binaries.version);
       await server.waitReady(options.startTimeoutMs ?? 30_000);
       server.#startMs = performance.now() - started;
@@ -261,7 +271,13 @@ function describeExit(exit: ServerExit | undefined): string {
 }
 
 function message(error: unknown): string {
-  if (error && typeof error === 'object' && 'stderr' in error && typeof error.stderr === 'string' && error.stderr) {
+  if (
+    error &&
+    typeof error === 'object' &&
+    'stderr' in error &&
+    typeof error.stderr === 'string' &&
+    error.stderr
+  ) {
     return error.stderr.trim().split('\n').slice(-3).join(' | ');
   }
   return error instanceof Error ? error.message : String(error);

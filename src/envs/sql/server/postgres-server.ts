@@ -11,7 +11,12 @@ import { MAX_SOCKET_PATH } from './mariadb-server.js';
 import { POSTGRES_INSTALL, postgresBinaries, setprivPath } from './server-binaries.js';
 import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
 import { type ServerExit, ServerProcess } from './server-process.js';
-import { runningAsRoot, type ServiceAccount, serverCommandPrefix, serviceAccount } from './service-account.js';
+import {
+  runningAsRoot,
+  type ServiceAccount,
+  serverCommandPrefix,
+  serviceAccount,
+} from './service-account.js';
 import { cachedTemplate, copyTemplate } from './template-cache.js';
 
 const run = promisify(execFile);
@@ -153,9 +158,13 @@ export class PostgresServer {
       if (server) server.#untrack();
       removeServerDir(dir);
       if (error instanceof SqlEngineError) throw error;
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `the PostgreSQL server did not start: ${message(error)}`, {
-        cause: error,
-      });
+      throw new SqlEngineError(
+        'SQL_ENGINE_FAILED',
+        `the PostgreSQL server did not start: ${message(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -232,7 +241,11 @@ export class PostgresServer {
 }
 
 /** `initdb` under the server's account; locale `C.UTF-8` (Unicode case folding for citext), else `C`. */
-async function initdb(initdbPath: string, dataDir: string, account: ServiceAccount | undefined): Promise<void> {
+async function initdb(
+  initdbPath: string,
+  dataDir: string,
+  account: ServiceAccount | undefined,
+): Promise<void> {
   const base = [
     ...serverCommandPrefix(account),
     initdbPath,
@@ -248,7 +261,11 @@ async function initdb(initdbPath: string, dataDir: string, account: ServiceAccou
     await run(program!, [...args, '--locale=C.UTF-8'], { env: SERVER_ENV, timeout: 120_000, cwd: '/' });
   } catch {
     rmSync(dataDir, { recursive: true, force: true });
-    await run(program!, [...args, '--locale=C'], { env: { ...SERVER_ENV, LANG: 'C', LC_ALL: 'C' }, timeout: 120_000, cwd: '/' });
+    await run(program!, [...args, '--locale=C'], {
+      env: { ...SERVER_ENV, LANG: 'C', LC_ALL: 'C' },
+      timeout: 120_000,
+      cwd: '/',
+    });
   }
 }
 
@@ -258,7 +275,13 @@ function describeExit(exit: ServerExit | undefined): string {
 }
 
 function message(error: unknown): string {
-  if (error && typeof error === 'object' && 'stderr' in error && typeof error.stderr === 'string' && error.stderr) {
+  if (
+    error &&
+    typeof error === 'object' &&
+    'stderr' in error &&
+    typeof error.stderr === 'string' &&
+    error.stderr
+  ) {
     return error.stderr.trim().split('\n').slice(-3).join(' | ');
   }
   return error instanceof Error ? error.message : String(error);

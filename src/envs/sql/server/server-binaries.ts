@@ -59,8 +59,9 @@ function firstLine(command: string, args: readonly string[]): string {
     .split('\n')[0]!;
 }
 
-let mariadb: MariadbBinaries | undefined;
-let postgres: PostgresBinaries | undefined;
+/** Found binaries, by the override variable's value they were found with. */
+let mariadb: { readonly key: string; readonly found: MariadbBinaries } | undefined;
+let postgres: { readonly key: string; readonly found: PostgresBinaries } | undefined;
 
 /**
  * The MariaDB server (`$INTERCODE_MARIADBD`, else the distribution's `mariadbd`) and its
@@ -68,11 +69,16 @@ let postgres: PostgresBinaries | undefined;
  * running MySQL instead). Throws `SQL_ENGINE_UNAVAILABLE` naming the package.
  */
 export function mariadbBinaries(): MariadbBinaries {
-  if (mariadb) return mariadb;
   const override = process.env.INTERCODE_MARIADBD;
+  if (mariadb?.key === (override ?? '')) return mariadb.found;
   const mariadbd = override
     ? findProgram([override])
-    : findProgram(['/usr/sbin/mariadbd', '/usr/libexec/mariadbd', '/usr/local/mysql/bin/mariadbd', 'mariadbd']);
+    : findProgram([
+        '/usr/sbin/mariadbd',
+        '/usr/libexec/mariadbd',
+        '/usr/local/mysql/bin/mariadbd',
+        'mariadbd',
+      ]);
   const installDb = findProgram(['/usr/bin/mariadb-install-db', 'mariadb-install-db', 'mysql_install_db']);
   if (!mariadbd || !installDb) {
     throw new SqlEngineError(
@@ -84,7 +90,9 @@ export function mariadbBinaries(): MariadbBinaries {
   try {
     line = firstLine(mariadbd, ['--version']);
   } catch (cause) {
-    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${mariadbd} --version failed: ${String(cause)}`, { cause });
+    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${mariadbd} --version failed: ${String(cause)}`, {
+      cause,
+    });
   }
   const version = /\bVer\s+(\S+)/.exec(line)?.[1] ?? line;
   if (!/mariadb/i.test(version)) {
@@ -93,8 +101,8 @@ export function mariadbBinaries(): MariadbBinaries {
       `${mariadbd} is not MariaDB (${line}): run ${MARIADB_INSTALL}, or give --db-url for a running MySQL`,
     );
   }
-  mariadb = { mariadbd, installDb, version };
-  return mariadb;
+  mariadb = { key: override ?? '', found: { mariadbd, installDb, version } };
+  return mariadb.found;
 }
 
 /** The newest `/usr/lib/postgresql/<major>/bin` (Debian's layout), or the directory of `postgres` on PATH. */
@@ -121,7 +129,8 @@ function postgresBinDir(): string | undefined {
  * `/usr/lib/postgresql/<major>/bin`, else PATH). Throws `SQL_ENGINE_UNAVAILABLE` naming the package.
  */
 export function postgresBinaries(): PostgresBinaries {
-  if (postgres) return postgres;
+  const key = process.env.INTERCODE_PG_BIN ?? '';
+  if (postgres?.key === key) return postgres.found;
   const binDir = postgresBinDir();
   const server = binDir ? join(binDir, 'postgres') : undefined;
   const initdb = binDir ? join(binDir, 'initdb') : undefined;
@@ -135,11 +144,16 @@ export function postgresBinaries(): PostgresBinaries {
   try {
     line = firstLine(server, ['--version']);
   } catch (cause) {
-    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${server} --version failed: ${String(cause)}`, { cause });
+    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${server} --version failed: ${String(cause)}`, {
+      cause,
+    });
   }
   const version = /(\d+(?:\.\d+)*)/.exec(line)?.[1] ?? line;
-  postgres = { binDir, postgres: server, initdb, version, major: Number.parseInt(version, 10) };
-  return postgres;
+  postgres = {
+    key,
+    found: { binDir, postgres: server, initdb, version, major: Number.parseInt(version, 10) },
+  };
+  return postgres.found;
 }
 
 /** `setpriv` (util-linux), which drops privileges and arms the parent-death signal. */

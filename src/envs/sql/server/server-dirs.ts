@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { currentOwner, isOwnerAlive } from '../../../sandbox/owner.js';
 import { runtimeDir } from '../../../sandbox/runtime-dir.js';

@@ -20,7 +20,7 @@ export class ServerProcess {
   #output = '';
   readonly #listeners = new Set<(exit: ServerExit) => void>();
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(child: ChildProcess) {
     if (child.pid === undefined) throw new Error('the server process did not start');
     this.pid = child.pid;
     const keep = (chunk: Buffer) => {

@@ -52,8 +52,6 @@ export function serviceAccount(preferred: readonly string[]): ServiceAccount | u
  * and then execs the server, so the server is this process's direct child and keeps the signal.
  */
 export function serverCommandPrefix(account: ServiceAccount | undefined): string[] {
-  const ids = account
-    ? [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups']
-    : [];
+  const ids = account ? [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups'] : [];
   return [setprivPath(), ...ids, '--pdeathsig', 'KILL', '--'];
 }

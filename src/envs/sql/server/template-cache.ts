@@ -61,7 +61,11 @@ export async function cachedTemplate(spec: TemplateSpec): Promise<string> {
  * Copies a template data directory to `target` (owners kept, `cp -a`), then hands it to `account`
  * when the template belongs to someone else (a template built under another account id).
  */
-export async function copyTemplate(template: string, target: string, account: ServiceAccount | undefined): Promise<void> {
+export async function copyTemplate(
+  template: string,
+  target: string,
+  account: ServiceAccount | undefined,
+): Promise<void> {
   await run('cp', ['-a', template, target]);
   const uid = account?.uid ?? process.getuid?.();
   const gid = account?.gid ?? process.getgid?.();

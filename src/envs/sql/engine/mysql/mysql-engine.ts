@@ -291,15 +291,13 @@ export class MysqlEngine implements SqlEngine {
   }
 
   private async connect(): Promise<Backend> {
-    let ownServer: MariadbServer | undefined;
-    let endpoint: MysqlEndpoint;
-    if (this.#options.url) endpoint = parseMysqlUrl(this.#options.url);
-    else {
-      const server =
-        this.#options.server ?? (ownServer = await MariadbServer.start(this.#options.serverOptions));
-      endpoint = server.adminConnection();
-    }
-    const server = ownServer ?? this.#options.server;
+    const ownServer =
+      this.#options.url || this.#options.server
+        ? undefined
+        : await MariadbServer.start(this.#options.serverOptions);
+    const given = ownServer ?? this.#options.server;
+    const endpoint: MysqlEndpoint = given ? given.adminConnection() : parseMysqlUrl(this.#options.url ?? '');
+    const server = given;
     const pool = createPool({
       ...endpoint,
       multipleStatements: true,
@@ -500,10 +498,12 @@ export class MysqlEngine implements SqlEngine {
         for (const row of objects) {
           const name = String(row.name);
           if (pristine.has(name.toLowerCase())) continue;
-          const kind = String(row.type) === 'VIEW' ? 'VIEW' : String(row.type) === 'SEQUENCE' ? 'SEQUENCE' : 'TABLE';
+          const kind =
+            String(row.type) === 'VIEW' ? 'VIEW' : String(row.type) === 'SEQUENCE' ? 'SEQUENCE' : 'TABLE';
           parts.push(`DROP ${kind} IF EXISTS ${mysqlName(name)}`);
         }
-        if (redo.length > 0) parts.push(`DROP TABLE IF EXISTS ${redo.map((table) => mysqlName(table.name)).join(', ')}`);
+        if (redo.length > 0)
+          parts.push(`DROP TABLE IF EXISTS ${redo.map((table) => mysqlName(table.name)).join(', ')}`);
       } else {
         parts.push(`DROP DATABASE IF EXISTS ${target}`);
         parts.push(`CREATE DATABASE ${target} CHARACTER SET utf8mb4 COLLATE ${slot.collation}`);
@@ -571,19 +571,26 @@ export class MysqlEngine implements SqlEngine {
     try {
       await Promise.race([
         backend.pool.query('SELECT 1'),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref()),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref(),
+        ),
       ]);
       return this.#failure;
     } catch (error) {
       // A server of our own that stopped answering is dying: its exit gives the better message.
       const server = backend.server;
-      if (server) await new Promise<void>((resolve) => {
-        server.onExit(() => resolve());
-        setTimeout(resolve, 2_000).unref();
-      });
-      this.#failure ??= new SqlEngineError('SQL_ENGINE_FAILED', `the MySQL server does not answer: ${message(error)}`, {
-        cause: error,
-      });
+      if (server)
+        await new Promise<void>((resolve) => {
+          server.onExit(() => resolve());
+          setTimeout(resolve, 2_000).unref();
+        });
+      this.#failure ??= new SqlEngineError(
+        'SQL_ENGINE_FAILED',
+        `the MySQL server does not answer: ${message(error)}`,
+        {
+          cause: error,
+        },
+      );
       return this.#failure;
     }
   }

@@ -1,7 +1,7 @@
 import mysql, { type Connection, type FieldPacket, type QueryError, type ResultSetHeader } from 'mysql2';
+import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
-import { singleStatement } from '../single-statement.js';
 import { checkMysqlStatement, type MysqlStatementKind } from './mysql-guard.js';
 import { type MysqlFlavor, mysqlName } from './mysql-schema.js';
 import type { MysqlEndpoint } from './mysql-url.js';
@@ -173,9 +173,13 @@ export class MysqlSession implements SqlSession {
     const failure = await this.host.health();
     if (failure) return failure;
     const reason = error instanceof Error ? error.message : String(error);
-    return new SqlEngineError('SQL_ENGINE_FAILED', `the MySQL session on ${this.database} failed: ${reason}`, {
-      cause: error,
-    });
+    return new SqlEngineError(
+      'SQL_ENGINE_FAILED',
+      `the MySQL session on ${this.database} failed: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   private async resetNow(): Promise<void> {
@@ -216,7 +220,8 @@ export class MysqlSession implements SqlSession {
   }
 
   private assertUsable(): void {
-    if (this.#closed) throw new SqlEngineError('SQL_SESSION_CLOSED', `the MySQL session on ${this.database} is closed`);
+    if (this.#closed)
+      throw new SqlEngineError('SQL_SESSION_CLOSED', `the MySQL session on ${this.database} is closed`);
     const failure = this.host.failure();
     if (failure) throw failure;
   }
@@ -255,7 +260,9 @@ export class MysqlSession implements SqlSession {
     };
     connection.on('error', lost);
     connection.on('end', () => lost(new Error('the server closed the connection')));
-    await new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      connection.connect((error) => (error ? reject(error) : resolve())),
+    );
     this.#connection = connection;
     this.#lost = undefined;
     this.#threadId = connection.threadId ?? 0;
@@ -388,12 +395,23 @@ export class MysqlSession implements SqlSession {
     });
   }
 
-  private outcome(result: RunResult, kind: MysqlStatementKind, options: QueryOptions, durationMs: number): QueryOutcome {
+  private outcome(
+    result: RunResult,
+    kind: MysqlStatementKind,
+    options: QueryOptions,
+    durationMs: number,
+  ): QueryOutcome {
     const { error } = result;
     const interrupted = error?.errno !== undefined && INTERRUPTED.has(error.errno);
-    if (result.timedOut && (interrupted || (!error && kind === 'read'))) return this.timeout(options, durationMs);
+    if (result.timedOut && (interrupted || (!error && kind === 'read')))
+      return this.timeout(options, durationMs);
     if (error && !(interrupted && result.capped)) {
-      return { kind: 'error', message: errorMessage(error), ...(error.code ? { code: error.code } : {}), durationMs };
+      return {
+        kind: 'error',
+        message: errorMessage(error),
+        ...(error.code ? { code: error.code } : {}),
+        durationMs,
+      };
     }
     if (result.columns) {
       return {
@@ -422,7 +440,11 @@ export class MysqlSession implements SqlSession {
   }
 
   /** The connection died during the statement: the server is gone (throw) or the session starts over. */
-  private async afterLoss(result: RunResult, options: QueryOptions, elapsed: () => number): Promise<QueryOutcome> {
+  private async afterLoss(
+    result: RunResult,
+    options: QueryOptions,
+    elapsed: () => number,
+  ): Promise<QueryOutcome> {
     this.#lost ??= result.lost;
     const failure = await this.host.health();
     if (failure) throw failure;

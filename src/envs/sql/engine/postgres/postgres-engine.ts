@@ -165,7 +165,10 @@ export class PostgresEngine implements SqlEngine {
     for (const database of dump.databases) {
       const known = this.#prepared.get(database.name.toLowerCase());
       if (known && known.sha256 !== dump.sha256) {
-        throw new SqlEngineError('SQL_ENGINE_FAILED', `database ${database.name} is defined by two different dumps`);
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `database ${database.name} is defined by two different dumps`,
+        );
       }
     }
     const backend = await this.backend();
@@ -176,7 +179,11 @@ export class PostgresEngine implements SqlEngine {
       for (let database = queue.shift(); database; database = queue.shift()) {
         const mode = backend.textMode === 'citext' ? '' : 't';
         const template = objectName(
-          ['ic', `t${dump.sha256.slice(0, 8)}c${POSTGRES_CONVERTER_VERSION}${mode}`, database.name.toLowerCase()],
+          [
+            'ic',
+            `t${dump.sha256.slice(0, 8)}c${POSTGRES_CONVERTER_VERSION}${mode}`,
+            database.name.toLowerCase(),
+          ],
           63,
         );
         const built = await this.buildTemplate(backend, database, template);
@@ -196,7 +203,8 @@ export class PostgresEngine implements SqlEngine {
   async open(database: string): Promise<SqlSession> {
     this.assertUsable();
     const prepared = this.#prepared.get(database.toLowerCase());
-    if (!prepared) throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
+    if (!prepared)
+      throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
     const backend = await this.backend();
     const slot = prepared.free.pop() ?? (await this.newSlot(backend, prepared));
     let session: PostgresSession;
@@ -246,14 +254,15 @@ export class PostgresEngine implements SqlEngine {
   }
 
   private async connect(): Promise<Backend> {
-    let ownServer: PostgresServer | undefined;
-    let endpoint: PostgresEndpoint;
-    if (this.#options.url) endpoint = parsePostgresUrl(this.#options.url);
-    else {
-      const server = this.#options.server ?? (ownServer = await PostgresServer.start(this.#options.serverOptions));
-      endpoint = server.adminConnection();
-    }
-    const server = ownServer ?? this.#options.server;
+    const ownServer =
+      this.#options.url || this.#options.server
+        ? undefined
+        : await PostgresServer.start(this.#options.serverOptions);
+    const given = ownServer ?? this.#options.server;
+    const endpoint: PostgresEndpoint = given
+      ? given.adminConnection()
+      : parsePostgresUrl(this.#options.url ?? '');
+    const server = given;
     const pool = new pg.Pool({ ...endpoint, max: 6, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 });
     pool.on('error', () => {});
     try {
@@ -284,16 +293,21 @@ export class PostgresEngine implements SqlEngine {
         `DO $$ BEGIN CREATE ROLE ${AGENT_ROLE} NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
       );
       if (!backend.superuser) await pool.query(`GRANT ${AGENT_ROLE} TO CURRENT_USER`).catch(() => {});
-      if (ownServer) await pool.query('REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC');
+      if (ownServer)
+        await pool.query('REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC');
       if (backend.shared && isLocalPostgres(endpoint)) await this.reapDeadOwners(backend);
       return backend;
     } catch (error) {
       await pool.end().catch(() => {});
       await ownServer?.stop();
       if (error instanceof SqlEngineError) throw error;
-      throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `cannot reach the PostgreSQL server: ${message(error)}`, {
-        cause: error,
-      });
+      throw new SqlEngineError(
+        'SQL_ENGINE_UNAVAILABLE',
+        `cannot reach the PostgreSQL server: ${message(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -319,20 +333,29 @@ export class PostgresEngine implements SqlEngine {
       );
       const comment = rows[0]?.comment ?? '';
       if (comment.startsWith(READY)) {
-        return JSON.parse(comment.slice(READY.length)) as { sequenceReset: string; skippedForeignKeys: string[] };
+        return JSON.parse(comment.slice(READY.length)) as {
+          sequenceReset: string;
+          skippedForeignKeys: string[];
+        };
       }
       const force = backend.versionNum >= 130000 ? ' WITH (FORCE)' : '';
       await lock.query(`DROP DATABASE IF EXISTS ${pgName(template)}${force}`);
       await lock.query(`CREATE DATABASE ${pgName(template)} TEMPLATE template0 ENCODING 'UTF8'`);
       await lock.query(`REVOKE ALL ON DATABASE ${pgName(template)} FROM PUBLIC`);
       const built = await this.loadTemplate(backend, database, template);
-      await lock.query(`COMMENT ON DATABASE ${pgName(template)} IS ${pgString(READY + JSON.stringify(built))}`);
+      await lock.query(
+        `COMMENT ON DATABASE ${pgName(template)} IS ${pgString(READY + JSON.stringify(built))}`,
+      );
       return built;
     } catch (error) {
       if (error instanceof SqlEngineError) throw error;
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `database ${database.name} does not load into PostgreSQL: ${message(error)}`, {
-        cause: error,
-      });
+      throw new SqlEngineError(
+        'SQL_ENGINE_FAILED',
+        `database ${database.name} does not load into PostgreSQL: ${message(error)}`,
+        {
+          cause: error,
+        },
+      );
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [`intercode:${template}`]).catch(() => {});
       lock.release();
@@ -359,7 +382,9 @@ export class PostgresEngine implements SqlEngine {
       await client.query(`BEGIN; SET LOCAL ROLE ${AGENT_ROLE}`);
       for (const [index, table] of tables.entries()) {
         try {
-          await client.query([table.create, ...table.inserts, ...table.indexes, ...table.sequences].join(';\n'));
+          await client.query(
+            [table.create, ...table.inserts, ...table.indexes, ...table.sequences].join(';\n'),
+          );
         } catch (error) {
           const source = database.tables[index]!;
           throw new SqlEngineError(
@@ -383,7 +408,7 @@ export class PostgresEngine implements SqlEngine {
       }
       // pg_sequences hides last_value when is_called is false: read each sequence itself.
       const { rows: sequences } = await client.query<{ name: string }>(
-        'SELECT quote_ident(schemaname) || \'.\' || quote_ident(sequencename) AS name FROM pg_sequences',
+        "SELECT quote_ident(schemaname) || '.' || quote_ident(sequencename) AS name FROM pg_sequences",
       );
       const resets: string[] = [];
       for (const { name } of sequences) {
@@ -428,9 +453,12 @@ export class PostgresEngine implements SqlEngine {
     try {
       for (const statement of statements) await backend.pool.query(statement);
     } catch (error) {
-      throw this.#failure ?? new SqlEngineError('SQL_ENGINE_FAILED', `creating ${database} failed: ${message(error)}`, {
-        cause: error,
-      });
+      throw (
+        this.#failure ??
+        new SqlEngineError('SQL_ENGINE_FAILED', `creating ${database} failed: ${message(error)}`, {
+          cause: error,
+        })
+      );
     }
     return { database, role, password, sequenceReset: prepared.sequenceReset };
   }
@@ -461,19 +489,26 @@ export class PostgresEngine implements SqlEngine {
     try {
       await Promise.race([
         backend.pool.query('SELECT 1'),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref()),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref(),
+        ),
       ]);
       return this.#failure;
     } catch (error) {
       // A server of our own that stopped answering is dying: its exit gives the better message.
       const server = backend.server;
-      if (server) await new Promise<void>((resolve) => {
-        server.onExit(() => resolve());
-        setTimeout(resolve, 2_000).unref();
-      });
-      this.#failure ??= new SqlEngineError('SQL_ENGINE_FAILED', `the PostgreSQL server does not answer: ${message(error)}`, {
-        cause: error,
-      });
+      if (server)
+        await new Promise<void>((resolve) => {
+          server.onExit(() => resolve());
+          setTimeout(resolve, 2_000).unref();
+        });
+      this.#failure ??= new SqlEngineError(
+        'SQL_ENGINE_FAILED',
+        `the PostgreSQL server does not answer: ${message(error)}`,
+        {
+          cause: error,
+        },
+      );
       return this.#failure;
     }
   }
@@ -484,7 +519,8 @@ export class PostgresEngine implements SqlEngine {
     for (const database of this.#made.databases) {
       await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(database)}${force}`).catch(() => {});
     }
-    for (const role of this.#made.roles) await backend.pool.query(`DROP ROLE IF EXISTS ${pgName(role)}`).catch(() => {});
+    for (const role of this.#made.roles)
+      await backend.pool.query(`DROP ROLE IF EXISTS ${pgName(role)}`).catch(() => {});
   }
 
   /** Drops session copies and roles left on a local shared server by intercode processes that died. */
@@ -499,7 +535,8 @@ export class PostgresEngine implements SqlEngine {
       "SELECT datname AS name FROM pg_database WHERE datname LIKE 'ic\\_%'",
     );
     for (const { name } of databases) {
-      if (dead(name)) await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(name)}${force}`).catch(() => {});
+      if (dead(name))
+        await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(name)}${force}`).catch(() => {});
     }
     const { rows: roles } = await backend.pool.query<{ name: string }>(
       "SELECT rolname AS name FROM pg_roles WHERE rolname LIKE 'ic\\_%'",

@@ -35,7 +35,10 @@ const REFUSED_FIRST_WORDS = new Map([
   ['REVOKE', PRIVILEGES],
   ['REASSIGN', PRIVILEGES],
   ['SECURITY', PRIVILEGES],
-  ['COPY', 'COPY is not allowed: it reads or writes files, programs or the client stream (use INSERT and SELECT)'],
+  [
+    'COPY',
+    'COPY is not allowed: it reads or writes files, programs or the client stream (use INSERT and SELECT)',
+  ],
   ['CHECKPOINT', SERVER],
   ['LOAD', SERVER],
   ['IMPORT', SERVER],
@@ -128,7 +131,9 @@ export function checkPostgresStatement(statement: SqlStatement): PostgresStateme
   const first = words[0] ?? '';
   for (const token of tokens) {
     if (token.kind === 'word' && FUNCTION_NAME.test(token.value)) {
-      return refused(`${token.value.toLowerCase()}() is not allowed: it reaches beyond the session's database`);
+      return refused(
+        `${token.value.toLowerCase()}() is not allowed: it reaches beyond the session's database`,
+      );
     }
     if (token.kind === 'string' && FUNCTION_CALL.test(token.value)) {
       const name = FUNCTION_CALL.exec(token.value)?.[1]?.toLowerCase();
@@ -151,11 +156,13 @@ export function checkPostgresStatement(statement: SqlStatement): PostgresStateme
   }
   if (first === 'USE') {
     const target = tokens[1];
-    const name = target && (target.kind === 'word' || target.kind === 'quoted-identifier') ? target.value : '';
+    const name =
+      target && (target.kind === 'word' || target.kind === 'quoted-identifier') ? target.value : '';
     return { use: name, cursor: false };
   }
   const opensParen = tokens[0]?.kind === 'symbol' && tokens[0].value === '(';
-  const query = opensParen || first === 'SELECT' || first === 'VALUES' || first === 'TABLE' || first === 'WITH';
+  const query =
+    opensParen || first === 'SELECT' || first === 'VALUES' || first === 'TABLE' || first === 'WITH';
   const writes = words.some((name) => ['INTO', 'INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(name));
   return { cursor: query && !writes };
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
+import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
-import { singleStatement } from '../single-statement.js';
 import { doubleQuotedAsString, UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
 import { checkPostgresStatement } from './postgres-guard.js';
 import type { PostgresEndpoint } from './postgres-url.js';
@@ -101,7 +101,11 @@ export class PostgresSession implements SqlSession {
     private readonly host: PostgresSessionHost,
   ) {}
 
-  static async open(database: string, slot: PostgresSlot, host: PostgresSessionHost): Promise<PostgresSession> {
+  static async open(
+    database: string,
+    slot: PostgresSlot,
+    host: PostgresSessionHost,
+  ): Promise<PostgresSession> {
     const session = new PostgresSession(database, slot, host);
     await session.connect();
     return session;
@@ -143,7 +147,11 @@ export class PostgresSession implements SqlSession {
     for (let attempt = 0; ; attempt++) {
       const result = await this.run(text, verdict.cursor, options);
       if (result.lost) return this.afterLoss(result, options, elapsed);
-      if (result.error?.code === UNDEFINED_COLUMN && this.host.doubleQuotedStrings && attempt < MAX_REWRITES) {
+      if (
+        result.error?.code === UNDEFINED_COLUMN &&
+        this.host.doubleQuotedStrings &&
+        attempt < MAX_REWRITES
+      ) {
         const name = unresolvedColumn(result.error.message);
         const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name);
         if (rewritten !== undefined) {
@@ -170,9 +178,13 @@ export class PostgresSession implements SqlSession {
     const failure = await this.host.health();
     if (failure) return failure;
     const reason = error instanceof Error ? error.message : String(error);
-    return new SqlEngineError('SQL_ENGINE_FAILED', `the PostgreSQL session on ${this.database} failed: ${reason}`, {
-      cause: error,
-    });
+    return new SqlEngineError(
+      'SQL_ENGINE_FAILED',
+      `the PostgreSQL session on ${this.database} failed: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   private async resetNow(): Promise<void> {
@@ -198,7 +210,10 @@ export class PostgresSession implements SqlSession {
     const client = this.#client;
     this.#client = undefined;
     if (client) {
-      await Promise.race([client.end().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      await Promise.race([
+        client.end().catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
+      ]);
     }
     // Closing the connection rolled the episode back; sequences are set back by the next `begin`.
     if (!this.host.failure()) this.host.release(this, this.slot);
@@ -267,7 +282,9 @@ export class PostgresSession implements SqlSession {
     return this.send({ text: sql, rowMode: 'array', queryMode: 'extended' }) as Promise<pg.QueryResult>;
   }
 
-  private send(config: pg.QueryArrayConfig & { queryMode?: 'extended' }): Promise<pg.QueryResult | pg.QueryResult[]> {
+  private send(
+    config: pg.QueryArrayConfig & { queryMode?: 'extended' },
+  ): Promise<pg.QueryResult | pg.QueryResult[]> {
     const client = this.#client;
     if (!client || this.#lost) return Promise.reject(this.#lost ?? new Error('not connected'));
     return new Promise((resolve, reject) => {
@@ -293,7 +310,10 @@ export class PostgresSession implements SqlSession {
       () => {
         result.timedOut = true;
         signals.push(this.host.signal(this.#pid, 'cancel'));
-        escalation = setTimeout(() => signals.push(this.host.signal(this.#pid, 'terminate')), this.host.killGraceMs);
+        escalation = setTimeout(
+          () => signals.push(this.host.signal(this.#pid, 'terminate')),
+          this.host.killGraceMs,
+        );
       },
       Math.max(0, options.timeoutMs),
     );
@@ -383,7 +403,8 @@ export class PostgresSession implements SqlSession {
       const replies = (await this.simple(
         `SAVEPOINT ic_types; ${lookup}; RELEASE SAVEPOINT ic_types`,
       )) as pg.QueryResult[];
-      for (const [oid, name] of replies[1]?.rows as [bigint, string][]) this.#typeNames.set(Number(oid), name);
+      for (const [oid, name] of (replies[1]?.rows ?? []) as [bigint, string][])
+        this.#typeNames.set(Number(oid), name);
     } catch {
       await this.simple('ROLLBACK TO SAVEPOINT ic_types').catch(() => {});
     }
@@ -393,7 +414,12 @@ export class PostgresSession implements SqlSession {
     const { error } = result;
     if (error) {
       if (result.timedOut && error.code === QUERY_CANCELED) return this.timeout(options, durationMs);
-      return { kind: 'error', message: oneLine(error.message), ...(error.code ? { code: error.code } : {}), durationMs };
+      return {
+        kind: 'error',
+        message: oneLine(error.message),
+        ...(error.code ? { code: error.code } : {}),
+        durationMs,
+      };
     }
     if (result.fields) {
       return {
@@ -423,7 +449,11 @@ export class PostgresSession implements SqlSession {
   }
 
   /** The connection died during the statement: the server is gone (throw) or the session starts over. */
-  private async afterLoss(result: RunResult, options: QueryOptions, elapsed: () => number): Promise<QueryOutcome> {
+  private async afterLoss(
+    result: RunResult,
+    options: QueryOptions,
+    elapsed: () => number,
+  ): Promise<QueryOutcome> {
     this.#lost ??= result.lost;
     const failure = await this.host.health();
     if (failure) throw failure;

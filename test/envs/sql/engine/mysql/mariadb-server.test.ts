@@ -52,15 +52,23 @@ describe.skipIf(!installed())('MariadbServer', () => {
       const server = await MariadbServer.start({ cacheDir: cache.dir });
       const again = await MariadbServer.start({ cacheDir: cache.dir });
       try {
-        console.log(`MariaDB ${server.version}: start ${server.startMs.toFixed(0)} ms (template built), then ${again.startMs.toFixed(0)} ms (cached)`);
+        console.log(
+          `MariaDB ${server.version}: start ${server.startMs.toFixed(0)} ms (template built), then ${again.startMs.toFixed(0)} ms (cached)`,
+        );
         expect(existsSync(join(cache.dir, 'sql', 'servers'))).toBe(true);
         expect(server.socketPath).not.toBe(again.socketPath);
         const connection = await createConnection(server.adminConnection());
         const [rows] = await connection.query<RowDataPacket[]>(
-          'SELECT @@skip_networking AS skip, @@local_infile AS infile, @@secure_file_priv AS files, @@lower_case_table_names AS lower, @@collation_server AS collation',
+          'SELECT @@skip_networking AS skip, @@local_infile AS local_infile, @@secure_file_priv AS files, @@lower_case_table_names AS lower, @@collation_server AS collation',
         );
         await connection.end();
-        expect(rows[0]).toMatchObject({ skip: 1, infile: 0, files: `${join(server.dir, 'files')}/`, lower: 1, collation: 'utf8mb4_general_ci' });
+        expect(rows[0]).toMatchObject({
+          skip: 1,
+          local_infile: 0,
+          files: `${join(server.dir, 'files')}/`,
+          lower: 1,
+          collation: 'utf8mb4_general_ci',
+        });
         const account = serviceAccount(['mysql', 'nobody']);
         if (account) expect(uidOf(server.pid)).toBe(account.uid);
       } finally {
@@ -83,7 +91,11 @@ describe('checkSqlEngines', () => {
     const items = await checkSqlEngines({ start: true });
     const names = items.map((item) => item.name);
     expect(names).toEqual(
-      expect.arrayContaining(['setpriv (server launcher)', 'mysql engine (MariaDB server)', 'postgres engine (PostgreSQL server)']),
+      expect.arrayContaining([
+        'setpriv (server launcher)',
+        'mysql engine (MariaDB server)',
+        'postgres engine (PostgreSQL server)',
+      ]),
     );
     for (const item of items) {
       if (!item.ok) expect(item.fix).toMatch(/apt-get install/);

@@ -23,7 +23,8 @@ async function serverOf(engine: SqlEngine) {
   return server;
 }
 
-const cross10 = '(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
+const cross10 =
+  '(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
 
 serverEngineSuite({
   title: 'MysqlEngine (MariaDB)',
@@ -33,7 +34,9 @@ serverEngineSuite({
   server: serverOf,
   viaUrl: async (engine) => {
     const server = await serverOf(engine);
-    return new MysqlEngine({ url: `mysql://root@localhost/?socket=${encodeURIComponent(server.socketPath)}` });
+    return new MysqlEngine({
+      url: `mysql://root@localhost/?socket=${encodeURIComponent(server.socketPath)}`,
+    });
   },
   quote: (name: string) => `\`${name}\``,
   sql: {
@@ -48,7 +51,7 @@ serverEngineSuite({
       "SELECT 1 INTO DUMPFILE '/tmp/intercode-leak'",
       "LOAD DATA INFILE '/etc/passwd' INTO TABLE city",
       "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE city",
-      "GRANT ALL PRIVILEGES ON *.* TO CURRENT_USER",
+      'GRANT ALL PRIVILEGES ON *.* TO CURRENT_USER',
       "CREATE USER 'intruder'@'%'",
       "SET PASSWORD = PASSWORD('x')",
       'SET GLOBAL max_connections = 1',

@@ -12,7 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMysqlDump } from '../../../../../src/envs/sql/dump/parse-mysql-dump.js';
-import type { QueryOptions, QueryOutcome, SqlEngine, SqlSession } from '../../../../../src/envs/sql/engine/sql-engine.js';
+import type {
+  QueryOptions,
+  QueryOutcome,
+  SqlEngine,
+  SqlSession,
+} from '../../../../../src/envs/sql/engine/sql-engine.js';
 import { reapStaleServers } from '../../../../../src/envs/sql/server/server-dirs.js';
 import { MIRROR_PRESENT, mirrorDump, SPIDER_DUMP, SPIDER_TASKS, WIKISQL_DUMP } from '../../sql-fixtures.js';
 
@@ -53,7 +58,11 @@ export interface ServerEngineCase {
     /** An episode that changes everything it can (DDL, DML, an open transaction). */
     readonly vandalism: readonly string[];
     /** A row with one value of each kind, and the expected JS values and column types. */
-    readonly values: { readonly sql: string; readonly row: readonly unknown[]; readonly types: readonly string[] };
+    readonly values: {
+      readonly sql: string;
+      readonly row: readonly unknown[];
+      readonly types: readonly string[];
+    };
   };
   /** Checks on the Spider gold results (the failures: index and message). */
   goldExpectations(result: GoldResult): void;
@@ -106,11 +115,20 @@ function timings(values: readonly number[]): string {
 }
 
 /** A snapshot of a database: its number of tables and every listed table's rows, sorted. */
-async function fingerprint(c: ServerEngineCase, session: SqlSession, tables: readonly string[]): Promise<string> {
+async function fingerprint(
+  c: ServerEngineCase,
+  session: SqlSession,
+  tables: readonly string[],
+): Promise<string> {
   const parts = [JSON.stringify(rows(await session.query(c.sql.tableCount, NORMAL)), jsonSafe)];
   for (const table of tables) {
     const outcome = await session.query(`SELECT * FROM ${table}`, NORMAL);
-    parts.push(`${table}:${rows(outcome).map((row) => JSON.stringify(row, jsonSafe)).sort().join('|')}`);
+    parts.push(
+      `${table}:${rows(outcome)
+        .map((row) => JSON.stringify(row, jsonSafe))
+        .sort()
+        .join('|')}`,
+    );
   }
   return parts.join('\n');
 }
@@ -185,7 +203,9 @@ export function serverEngineSuite(c: ServerEngineCase): void {
           const count = rows(await session.query(c.sql.tableCount, NORMAL))[0]?.[0];
           expect(Number(count), database.name).toBe(database.tables.length);
           for (const table of database.tables) {
-            const n = rows(await session.query(`SELECT count(*) FROM ${c.quote(table.name)}`, NORMAL))[0]?.[0];
+            const n = rows(
+              await session.query(`SELECT count(*) FROM ${c.quote(table.name)}`, NORMAL),
+            )[0]?.[0];
             expect(Number(n), `${database.name}.${table.name}`).toBe(table.rows.length);
           }
           await session.close();
@@ -246,7 +266,9 @@ export function serverEngineSuite(c: ServerEngineCase): void {
       const nameA = rows(await a.query(c.sql.currentDatabase, NORMAL))[0]?.[0];
       const nameB = rows(await b.query(c.sql.currentDatabase, NORMAL))[0]?.[0];
       expect(nameA).not.toBe(nameB);
-      console.log(`${c.title}: two sessions on pets_1 see the databases ${String(nameA)} and ${String(nameB)}`);
+      console.log(
+        `${c.title}: two sessions on pets_1 see the databases ${String(nameA)} and ${String(nameB)}`,
+      );
       const before = rows(await b.query('SELECT count(*) FROM student', NORMAL));
       expect((await a.query('DELETE FROM has_pet', NORMAL)).kind).toBe('ok');
       expect((await a.query('UPDATE student SET age = 99', NORMAL)).kind).toBe('ok');
@@ -272,11 +294,13 @@ export function serverEngineSuite(c: ServerEngineCase): void {
         const elapsed = performance.now() - started;
         expect(outcome).toMatchObject({ kind: 'error', code: 'TIMEOUT', timedOut: true });
         expect(elapsed).toBeLessThan(2_000);
-        console.log(`${c.title}: ${sql.slice(0, 40)}… timed out after ${elapsed.toFixed(0)} ms (limit 500 ms)`);
+        console.log(
+          `${c.title}: ${sql.slice(0, 40)}… timed out after ${elapsed.toFixed(0)} ms (limit 500 ms)`,
+        );
       }
-      expect(rows(await session.query("SELECT count(*) FROM singer WHERE Citizenship <> 'Nowhere'", NORMAL))).toEqual([
-        [0n],
-      ]);
+      expect(
+        rows(await session.query("SELECT count(*) FROM singer WHERE Citizenship <> 'Nowhere'", NORMAL)),
+      ).toEqual([[0n]]);
       expect(rows(await session.query('SELECT 1', NORMAL))).toEqual([[1n]]);
       await session.reset();
     });
@@ -286,7 +310,12 @@ export function serverEngineSuite(c: ServerEngineCase): void {
       const started = performance.now();
       const outcome = await session.query(c.sql.tenMillion, { timeoutMs: 30_000, maxRows: 10 });
       const elapsed = performance.now() - started;
-      expect(outcome).toMatchObject({ kind: 'rows', totalRows: 100_000, truncated: true, totalRowsCapped: true });
+      expect(outcome).toMatchObject({
+        kind: 'rows',
+        totalRows: 100_000,
+        truncated: true,
+        totalRowsCapped: true,
+      });
       expect(rows(outcome)).toHaveLength(10);
       console.log(`${c.title}: 10 million rows capped in ${elapsed.toFixed(0)} ms`);
       expect(rows(await session.query('SELECT 1', NORMAL))).toEqual([[1n]]);

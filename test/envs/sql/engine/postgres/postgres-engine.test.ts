@@ -31,7 +31,9 @@ serverEngineSuite({
   server: serverOf,
   viaUrl: async (engine) => {
     const server = await serverOf(engine);
-    return new PostgresEngine({ url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(server.socketDir)}` });
+    return new PostgresEngine({
+      url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(server.socketDir)}`,
+    });
   },
   quote: (name: string) => `"${name.toLowerCase()}"`,
   sql: {

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { PostgresServer } from '../../../../../src/envs/sql/server/postgres-server.js';
 import { postgresBinaries } from '../../../../../src/envs/sql/server/server-binaries.js';
 import { serviceAccount } from '../../../../../src/envs/sql/server/service-account.js';
-import { liveInGroup } from '../mysql/server-engine-suite.js';
 import { temporaryDir } from '../../sql-fixtures.js';
+import { liveInGroup } from '../mysql/server-engine-suite.js';
 
 function installed(): boolean {
   try {
@@ -51,7 +51,9 @@ describe.skipIf(!installed())('PostgresServer', () => {
       const server = await PostgresServer.start({ cacheDir: cache.dir });
       const again = await PostgresServer.start({ cacheDir: cache.dir });
       try {
-        console.log(`PostgreSQL ${server.version}: start ${server.startMs.toFixed(0)} ms (template built), then ${again.startMs.toFixed(0)} ms (cached)`);
+        console.log(
+          `PostgreSQL ${server.version}: start ${server.startMs.toFixed(0)} ms (template built), then ${again.startMs.toFixed(0)} ms (cached)`,
+        );
         expect(existsSync(join(cache.dir, 'sql', 'servers'))).toBe(true);
         const client = new pg.Client(server.adminConnection());
         await client.connect();
