@@ -86,7 +86,9 @@ export class SqlEnv implements Env {
     if (outcome.kind === 'rows') {
       return { rows: pyRowStrs(toPythonRows(this.#options.engine.id, outcome)), corrupt: false };
     }
-    return outcome.kind === 'error' ? { rows: [], corrupt: true, error: outcome.message } : { rows: [], corrupt: false };
+    return outcome.kind === 'error'
+      ? { rows: [], corrupt: true, error: outcome.message }
+      : { rows: [], corrupt: false };
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -198,7 +200,7 @@ export class SqlEnv implements Env {
   }
 
   async score(): Promise<Score> {
-    const task = this.#require();
+    this.#require();
     const gold = this.#gold!;
     const last = this.#last;
     const agentRows = last?.kind === 'rows' ? pyRowStrs(toPythonRows(this.#options.engine.id, last)) : null;
