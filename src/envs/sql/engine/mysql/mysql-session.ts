@@ -7,6 +7,14 @@ import { type MysqlFlavor, mysqlName } from './mysql-schema.js';
 import type { MysqlEndpoint } from './mysql-url.js';
 import { mysqlColumnType, mysqlTypeCast } from './mysql-values.js';
 
+/**
+ * The delay of a time-limit timer. Node fires timers longer than 2^31 - 1 ms (and `Infinity`) after
+ * 1 ms, so an unlimited or very long limit gets the longest delay Node keeps (24.8 days).
+ */
+function timerDelay(timeoutMs: number): number {
+  return Math.min(Math.max(0, timeoutMs), 2 ** 31 - 1);
+}
+
 /** One session copy of a database on the server: its database, its account, where it comes from. */
 export interface MysqlSlot {
   /** The copy's database name on the server. */
@@ -190,8 +198,8 @@ export class MysqlSession implements SqlSession {
     try {
       await this.command((connection, done) => connection.reset(done));
       if (this.#rebuild) await this.host.rebuild(this.slot, this.#touched);
-      if (this.#pendingWrites) await this.restoreAutoIncrements();
       await this.setup(this.#rebuild);
+      if (this.#pendingWrites) await this.restoreAutoIncrements();
       this.#rebuild = false;
       this.#pendingWrites = false;
       this.#touched.clear();
@@ -341,16 +349,13 @@ export class MysqlSession implements SqlSession {
     const kills: Promise<void>[] = [];
     return new Promise((resolve) => {
       let escalation: NodeJS.Timeout | undefined;
-      const timer = setTimeout(
-        () => {
-          result.timedOut = true;
-          kills.push(this.host.kill(this.#threadId, 'query'));
-          escalation = setTimeout(() => {
-            kills.push(this.host.kill(this.#threadId, 'connection'));
-          }, this.host.killGraceMs);
-        },
-        Math.max(0, options.timeoutMs),
-      );
+      const timer = setTimeout(() => {
+        result.timedOut = true;
+        kills.push(this.host.kill(this.#threadId, 'query'));
+        escalation = setTimeout(() => {
+          kills.push(this.host.kill(this.#threadId, 'connection'));
+        }, this.host.killGraceMs);
+      }, timerDelay(options.timeoutMs));
       let settled = false;
       const settle = () => {
         if (settled) return;

@@ -7,6 +7,14 @@ import { checkPostgresStatement } from './postgres-guard.js';
 import type { PostgresEndpoint } from './postgres-url.js';
 import { isBuiltinType, postgresTypeName, postgresTypes } from './postgres-values.js';
 
+/**
+ * The delay of a time-limit timer. Node fires timers longer than 2^31 - 1 ms (and `Infinity`) after
+ * 1 ms, so an unlimited or very long limit gets the longest delay Node keeps (24.8 days).
+ */
+function timerDelay(timeoutMs: number): number {
+  return Math.min(Math.max(0, timeoutMs), 2 ** 31 - 1);
+}
+
 /** One session copy of a database: its database, its role, and how to make it pristine again. */
 export interface PostgresSlot {
   /** The copy's database name on the server. */
@@ -306,17 +314,14 @@ export class PostgresSession implements SqlSession {
     const result: RunResult = { rows: [], total: 0, capped: false, timedOut: false };
     const signals: Promise<void>[] = [];
     let escalation: NodeJS.Timeout | undefined;
-    const timer = setTimeout(
-      () => {
-        result.timedOut = true;
-        signals.push(this.host.signal(this.#pid, 'cancel'));
-        escalation = setTimeout(
-          () => signals.push(this.host.signal(this.#pid, 'terminate')),
-          this.host.killGraceMs,
-        );
-      },
-      Math.max(0, options.timeoutMs),
-    );
+    const timer = setTimeout(() => {
+      result.timedOut = true;
+      signals.push(this.host.signal(this.#pid, 'cancel'));
+      escalation = setTimeout(
+        () => signals.push(this.host.signal(this.#pid, 'terminate')),
+        this.host.killGraceMs,
+      );
+    }, timerDelay(options.timeoutMs));
     try {
       let declared = false;
       if (cursor) {

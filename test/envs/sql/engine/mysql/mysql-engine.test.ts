@@ -86,6 +86,16 @@ serverEngineSuite({
       "UPDATE stadium SET Name = 'Open'",
       "SET @@session.sql_mode = 'ANSI_QUOTES'",
     ],
+    privileges: {
+      sql: 'SHOW GRANTS',
+      check: (grants, database) => {
+        const lines = grants.map((row) => String(row[0]));
+        expect(lines).toHaveLength(2);
+        expect(lines[0]).toMatch(/^GRANT USAGE ON \*\.\* TO /);
+        expect(lines[1]).toContain(`ON \`${database.replaceAll('_', '\\_')}\`.* TO`);
+        expect(lines.join('\n')).not.toMatch(/\b(FILE|SUPER|PROCESS|GRANT OPTION|ALL PRIVILEGES)\b/);
+      },
+    },
     values: {
       sql: "SELECT 42, CAST(12.50 AS DECIMAL(6,2)), 1.5e0, 'x', CAST('2017-09-03 08:43:56' AS DATETIME), CAST('2017-09-03' AS DATE), NULL, 18446744073709551615, SUM(3)",
       row: [42n, '12.50', 1.5, 'x', '2017-09-03 08:43:56', '2017-09-03', null, 18446744073709551615n, '3'],

@@ -57,6 +57,11 @@ export interface ServerEngineCase {
     readonly forbidden: readonly string[];
     /** An episode that changes everything it can (DDL, DML, an open transaction). */
     readonly vandalism: readonly string[];
+    /**
+     * A statement that shows the session account's own privileges, and a check of its rows: rights
+     * on the session's database only (the server-side barrier behind the refusals).
+     */
+    readonly privileges: { readonly sql: string; check(rows: unknown[][], database: string): void };
     /** A row with one value of each kind, and the expected JS values and column types. */
     readonly values: {
       readonly sql: string;
@@ -330,6 +335,12 @@ export function serverEngineSuite(c: ServerEngineCase): void {
       }
       await session.reset();
       expect(rows(await session.query('SELECT count(*) FROM city', NORMAL))).toEqual([[4079n]]);
+    });
+
+    it("gives the session's account rights on its own database only", async () => {
+      const session = await open('world_1');
+      const database = String(rows(await session.query(c.sql.currentDatabase, NORMAL))[0]?.[0]);
+      c.sql.privileges.check(rows(await session.query(c.sql.privileges.sql, NORMAL)), database);
     });
 
     it('returns typed values with their column types', async () => {

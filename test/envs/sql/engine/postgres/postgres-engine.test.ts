@@ -90,6 +90,17 @@ serverEngineSuite({
       "SET work_mem = '1MB'",
       'CREATE TEMP TABLE scratch AS SELECT * FROM singer',
     ],
+    privileges: {
+      sql: `SELECT rolsuper, rolcreatedb, rolcreaterole, rolbypassrls,
+        pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
+        pg_has_role(current_user, 'pg_write_server_files', 'MEMBER'),
+        pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER'),
+        (SELECT array_agg(datname::text ORDER BY datname) FROM pg_database WHERE datallowconn AND has_database_privilege(datname, 'CONNECT'))
+        FROM pg_roles WHERE rolname = current_user`,
+      check: (rows, database) => {
+        expect(rows).toEqual([[false, false, false, false, false, false, false, [database]]]);
+      },
+    },
     values: {
       sql: "SELECT 42, CAST(12.50 AS numeric(6,2)), 1.5::float8, 'x', TIMESTAMP '2017-09-03 08:43:56', DATE '2017-09-03', NULL, 9223372036854775807, sum(3)",
       row: [42n, '12.50', 1.5, 'x', '2017-09-03 08:43:56', '2017-09-03', null, 9223372036854775807n, 3n],
