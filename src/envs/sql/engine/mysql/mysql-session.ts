@@ -6,6 +6,7 @@ import { checkMysqlStatement, type MysqlStatementKind } from './mysql-guard.js';
 import { type MysqlFlavor, mysqlName } from './mysql-schema.js';
 import type { MysqlEndpoint } from './mysql-url.js';
 import { mysqlColumnType, mysqlTypeCast } from './mysql-values.js';
+import { withMysql8GroupOrder } from './mysql8-group-order.js';
 
 /**
  * The delay of a time-limit timer. Node fires timers longer than 2^31 - 1 ms (and `Infinity`) after
@@ -158,6 +159,7 @@ export class MysqlSession implements SqlSession {
       }
       text = `USE ${mysqlName(this.slot.database)}`;
     }
+    if (this.host.flavor === 'mariadb') text = withMysql8GroupOrder(text);
     const rebuildBefore = this.#rebuild;
     this.note(verdict.kind, verdict.names);
     const result = await this.run(text, verdict.kind, options);
