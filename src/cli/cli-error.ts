@@ -1,7 +1,13 @@
 import { IntercodeError } from '../core/errors.js';
 import { EXIT } from './exit-codes.js';
 
-const UNAVAILABLE = new Set(['SANDBOX_UNAVAILABLE', 'SANDBOX_START_FAILED', 'SANDBOX_HELPER_FAILED']);
+const UNAVAILABLE = new Set([
+  'SANDBOX_UNAVAILABLE',
+  'SANDBOX_START_FAILED',
+  'SANDBOX_HELPER_FAILED',
+  'SQL_ENGINE_UNAVAILABLE',
+  'SQL_ENGINE_FAILED',
+]);
 
 /** Turns any error into one line on stderr and the matching exit code; stack traces only with INTERCODE_DEBUG. */
 export function reportError(error: unknown): number {

@@ -9,6 +9,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { DatasetError } from '../core/errors.js';
 import type { EpisodeRecord } from './episode-record.js';
 
@@ -27,8 +28,9 @@ export class EpisodeLog {
 
   /**
    * Opens the log of `directory`. With `resume`, returns the episodes already there (a torn last
-   * line from a killed run is dropped); without it, an existing non-empty log is an error, so no
-   * earlier result is ever overwritten.
+   * line from a killed run is dropped, and episodes that failed with an infrastructure error are
+   * dropped too, so that they are played again); without it, an existing non-empty log is an
+   * error, so no earlier result is ever overwritten.
    */
   static open(directory: string, resume: boolean): { log: EpisodeLog; previous: EpisodeRecord[] } {
     mkdirSync(directory, { recursive: true });
@@ -54,9 +56,14 @@ export class EpisodeLog {
             throw new DatasetError('DATASET_INVALID', `${path}: line ${number + 1} is not valid JSON`);
           }
         });
-      const fd = openSync(path, 'r+');
-      ftruncateSync(fd, Buffer.byteLength(text.slice(0, complete)));
-      closeSync(fd);
+      if (previous.some((record) => record.error !== undefined)) {
+        previous = previous.filter((record) => record.error === undefined);
+        writeFileAtomic(path, previous.map((record) => `${JSON.stringify(record)}\n`).join(''));
+      } else {
+        const fd = openSync(path, 'r+');
+        ftruncateSync(fd, Buffer.byteLength(text.slice(0, complete)));
+        closeSync(fd);
+      }
     }
     return { log: new EpisodeLog(path, openSync(path, 'a')), previous };
   }

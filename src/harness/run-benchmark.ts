@@ -21,6 +21,11 @@ export interface RunOptions {
   readonly maxTurns: number;
   readonly scoreEveryTurn: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Stop the run after this many episodes in a row failed with an error (a dead database server,
+   * a broken sandbox): every later episode would fail the same way. Default 5.
+   */
+  readonly maxConsecutiveErrors?: number;
   /** Called once with the number of episodes to play, then after each finished episode. */
   readonly onStart?: (total: number, skipped: number) => void;
   readonly onEpisode?: (record: EpisodeRecord) => void;
@@ -30,6 +35,8 @@ export interface RunResult {
   readonly summary: RunSummary;
   readonly episodes: readonly EpisodeRecord[];
   readonly interrupted: boolean;
+  /** Why the run stopped before its end on its own (too many failing episodes in a row). */
+  readonly stopReason?: string;
 }
 
 /**
@@ -57,11 +64,14 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const finished: EpisodeRecord[] = [...previous];
   let next = 0;
   let interrupted = false;
+  let failuresInRow = 0;
+  let stopReason: string | undefined;
+  const maxFailures = options.maxConsecutiveErrors ?? 5;
 
   const worker = async () => {
     let env: Env | undefined;
     try {
-      while (next < queue.length) {
+      while (next < queue.length && stopReason === undefined) {
         if (options.signal?.aborted) {
           interrupted = true;
           return;
@@ -112,6 +122,10 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         log.append(record);
         finished.push(record);
         options.onEpisode?.(record);
+        failuresInRow = record.error === undefined ? 0 : failuresInRow + 1;
+        if (failuresInRow >= maxFailures && stopReason === undefined) {
+          stopReason = `${failuresInRow} episodes in a row failed; the last one: ${record.error}`;
+        }
       }
     } finally {
       await env?.close().catch(() => {});
@@ -128,8 +142,10 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const order = new Map(options.tasks.map((task, position) => [task.id, position]));
   finished.sort((a, b) => (order.get(a.taskId) ?? 0) - (order.get(b.taskId) ?? 0));
   const complete =
-    !interrupted && options.tasks.every((task) => finished.some((record) => record.taskId === task.id));
+    !interrupted &&
+    stopReason === undefined &&
+    options.tasks.every((task) => finished.some((record) => record.taskId === task.id));
   const summary = summarize(options.description, finished, performance.now() - started, complete);
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  return { summary, episodes: finished, interrupted };
+  return { summary, episodes: finished, interrupted, ...(stopReason ? { stopReason } : {}) };
 }

@@ -206,6 +206,12 @@ export function registerRun(program: Command): void {
           process.stdout.write(`run directory: ${outDir}\n`);
         }
         if (result.interrupted) process.exitCode = EXIT.interrupted;
+        else if (result.stopReason) {
+          process.stderr.write(
+            `intercode: stopped early: ${result.stopReason} (finished episodes are kept; fix the cause and run again with --resume)\n`,
+          );
+          process.exitCode = EXIT.unavailable;
+        }
       } finally {
         bar?.stop();
         if (agent instanceof HumanAgent) agent.close();
