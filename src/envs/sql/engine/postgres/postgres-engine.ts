@@ -6,6 +6,7 @@ import { PostgresServer, type PostgresServerOptions } from '../../server/postgre
 import { objectName } from '../mysql/mysql-schema.js';
 import type { SqlEngine, SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
+import { type PostgresPristineSchema, postgresPristineSchema } from './postgres-catalogue.js';
 import {
   POSTGRES_CONVERTER_VERSION,
   type PostgresTextMode,
@@ -52,6 +53,8 @@ interface PreparedDatabase {
   readonly sequenceReset: string;
   /** Foreign keys of the dump that PostgreSQL refused (kept out), with the reason. */
   readonly skippedForeignKeys: readonly string[];
+  /** The dump model of the database's tables, for MySQL introspection (`postgres-catalogue.ts`). */
+  readonly schema: PostgresPristineSchema;
   readonly free: PostgresSlot[];
   slots: number;
 }
@@ -193,6 +196,7 @@ export class PostgresEngine implements SqlEngine {
           sha256: dump.sha256,
           template,
           ...built,
+          schema: postgresPristineSchema(database, backend.textMode),
           free: [],
           slots: 0,
         });
@@ -210,7 +214,7 @@ export class PostgresEngine implements SqlEngine {
     const slot = prepared.free.pop() ?? (await this.newSlot(backend, prepared));
     let session: PostgresSession;
     try {
-      session = await PostgresSession.open(prepared.name, slot, this.host(backend));
+      session = await PostgresSession.open(prepared.name, slot, this.host(backend), prepared.schema);
     } catch (error) {
       prepared.free.push(slot);
       throw this.#failure ?? error;

@@ -1,7 +1,14 @@
 import pg from 'pg';
+import {
+  answerMysqlIntrospection,
+  type IntrospectionStatement,
+  limitIntrospectionRows,
+  recognizeMysqlIntrospection,
+} from '../mysql-introspection.js';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
+import { PostgresCatalogue, type PostgresPristineSchema } from './postgres-catalogue.js';
 import { doubleQuotedAsString, UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
 import { checkPostgresStatement } from './postgres-guard.js';
 import type { PostgresEndpoint } from './postgres-url.js';
@@ -73,6 +80,13 @@ interface RunResult {
   timedOut: boolean;
 }
 
+/** A catalogue query that ran out of time (the statement's limit) or lost its connection. */
+class CatalogueInterrupted extends Error {
+  constructor(readonly result: RunResult) {
+    super('the catalogue query was interrupted');
+  }
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ');
 }
@@ -93,6 +107,12 @@ function oneLine(text: string): string {
  * The time limit cancels the backend's statement (`pg_cancel_backend` from an administrator
  * connection); `pg_terminate_backend` follows if it still runs 2 s later (the session then starts
  * over on a new connection, pristine).
+ *
+ * MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, `SHOW COLUMNS FROM t`, …: see
+ * `mysql-introspection.ts`) never reach PostgreSQL as such: they are answered from the dump model
+ * and the session's current catalogue (`PostgresCatalogue`, read-only queries run like any
+ * statement, in the episode's transaction, each in its savepoint), within the same time limit.
+ * `EXPLAIN SELECT …` and other `SHOW` statements (PostgreSQL's `SHOW setting`) go to PostgreSQL.
  */
 export class PostgresSession implements SqlSession {
   #client: pg.Client | undefined;
@@ -107,14 +127,17 @@ export class PostgresSession implements SqlSession {
     readonly database: string,
     private readonly slot: PostgresSlot,
     private readonly host: PostgresSessionHost,
+    private readonly schema: PostgresPristineSchema,
   ) {}
 
   static async open(
     database: string,
     slot: PostgresSlot,
     host: PostgresSessionHost,
+    /** The dump model of the database's tables, for introspection (none: the catalogue only). */
+    schema: PostgresPristineSchema = { database, tables: new Map() },
   ): Promise<PostgresSession> {
-    const session = new PostgresSession(database, slot, host);
+    const session = new PostgresSession(database, slot, host, schema);
     await session.connect();
     return session;
   }
@@ -151,6 +174,9 @@ export class PostgresSession implements SqlSession {
         durationMs: elapsed(),
       };
     }
+    const introspection = recognizeMysqlIntrospection(check.statement.tokens);
+    if (introspection && introspection.kind !== 'unsupported')
+      return this.introspect(introspection, options, started, elapsed);
     let text = check.statement.text;
     for (let attempt = 0; ; attempt++) {
       const result = await this.run(text, verdict.cursor, options);
@@ -169,6 +195,36 @@ export class PostgresSession implements SqlSession {
       }
       return this.outcome(result, options, elapsed());
     }
+  }
+
+  /** Answers a MySQL introspection statement from the dump model and the session's current catalogue. */
+  private async introspect(
+    statement: IntrospectionStatement,
+    options: QueryOptions,
+    started: number,
+    elapsed: () => number,
+  ): Promise<QueryOutcome> {
+    const deadline = started + Math.max(0, options.timeoutMs);
+    const catalogue = new PostgresCatalogue(this.schema, (sql) => this.catalogueRows(sql, deadline));
+    try {
+      const outcome = await answerMysqlIntrospection(statement, catalogue, { lowerCaseTableNames: true });
+      return { ...limitIntrospectionRows(outcome, Math.max(0, options.maxRows)), durationMs: elapsed() };
+    } catch (error) {
+      if (!(error instanceof CatalogueInterrupted)) throw error;
+      if (error.result.lost) return this.afterLoss(error.result, options, elapsed);
+      return this.timeout(options, elapsed());
+    }
+  }
+
+  /** Rows of a read-only catalogue query, run like a statement (its own savepoint, the time left). */
+  private async catalogueRows(sql: string, deadline: number): Promise<unknown[][]> {
+    const timeoutMs = deadline - performance.now();
+    if (timeoutMs <= 0) throw new CatalogueInterrupted({ rows: [], total: 0, capped: false, timedOut: true });
+    const result = await this.run(sql, false, { timeoutMs, maxRows: Number.POSITIVE_INFINITY });
+    if (result.lost) throw new CatalogueInterrupted(result);
+    if (result.timedOut && result.error?.code === QUERY_CANCELED) throw new CatalogueInterrupted(result);
+    if (result.error) throw new Error(`introspection failed: ${oneLine(result.error.message)}`);
+    return result.rows;
   }
 
   async reset(): Promise<void> {
