@@ -5,6 +5,7 @@ import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } fro
 import { EnvError } from '../../core/errors.js';
 import type { Dataset, Task } from '../../core/task.js';
 import type { ExecResult, Sandbox, SandboxProvider } from '../../sandbox/sandbox.js';
+import { skipStep, submitStep } from '../control-steps.js';
 import { pickTask } from '../task-picker.js';
 import {
   type GitChange,
@@ -180,26 +181,8 @@ export class BashEnv implements Env {
   async step(input: Action | string): Promise<StepResult> {
     const { boxes } = this.#require();
     const action = toAction(input);
-    if (action.type === 'skip') {
-      return {
-        observation: { text: 'skipped', durationMs: 0 },
-        reward: 0,
-        terminated: true,
-        truncated: false,
-        info: { admissible: true },
-      };
-    }
-    if (action.type === 'submit') {
-      const started = performance.now();
-      const score = await this.score();
-      return {
-        observation: { text: this.#lastObservation, durationMs: performance.now() - started },
-        reward: score.value,
-        terminated: true,
-        truncated: false,
-        info: { admissible: true, score },
-      };
-    }
+    if (action.type === 'skip') return skipStep();
+    if (action.type === 'submit') return submitStep(() => this.score(), this.#lastObservation);
     const timeoutMs = this.#options.actionTimeoutMs ?? 10_000;
     if (this.#upstream) return this.#upstreamStep(boxes, action.code, timeoutMs);
     const result = await boxes.agent.session().run(action.code, { timeoutMs });

@@ -3,6 +3,7 @@ import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Dataset, Task } from '../../core/task.js';
+import { skipStep, submitStep } from '../control-steps.js';
 import { pickTask } from '../task-picker.js';
 import type { QueryOutcome, SqlEngine, SqlSession } from './engine/sql-engine.js';
 import { jsonSafeRows, toPythonRows } from './python-rows.js';
@@ -129,26 +130,8 @@ export class SqlEnv implements Env {
   async step(input: Action | string): Promise<StepResult> {
     const task = this.#require();
     const action = toAction(input);
-    if (action.type === 'skip') {
-      return {
-        observation: { text: 'skipped', durationMs: 0 },
-        reward: 0,
-        terminated: true,
-        truncated: false,
-        info: { admissible: true },
-      };
-    }
-    if (action.type === 'submit') {
-      const started = performance.now();
-      const score = await this.score();
-      return {
-        observation: { text: 'submitted', durationMs: performance.now() - started },
-        reward: score.value,
-        terminated: true,
-        truncated: false,
-        info: { admissible: true, score },
-      };
-    }
+    if (action.type === 'skip') return skipStep();
+    if (action.type === 'submit') return submitStep(() => this.score(), 'submitted');
     const database = databaseOf(task);
     const session = await this.#session(this.#agentSessions, database);
     this.#dirty.add(database);
