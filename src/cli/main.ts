@@ -41,6 +41,9 @@ export function createProgram(): Command {
 /** Entry point of `bin/intercode`. */
 export async function runCli(argv: readonly string[]): Promise<void> {
   installInterruptHandlers();
+  // Warnings (e.g. limits that cannot be enforced here) as one line each, in the CLI's own voice.
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => process.stderr.write(`intercode: warning: ${warning.message}\n`));
   try {
     await createProgram().parseAsync([...argv], { from: 'user' });
   } catch (error) {

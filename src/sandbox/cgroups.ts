@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxLimits } from './sandbox.js';
 
@@ -12,9 +21,11 @@ export type CgroupSupport =
   | { readonly version: 2; readonly base: string }
   | { readonly version: null; readonly reason: string };
 
+/** Creates the folder if needed and checks that this process may create groups in it. */
 function tryMkdir(path: string): boolean {
   try {
     mkdirSync(path, { recursive: true });
+    accessSync(path, constants.W_OK);
     return true;
   } catch {
     return false;
@@ -100,7 +111,17 @@ export class Cgroup {
     const support = detectCgroups();
     if (support.version === null) return null;
     const group = new Cgroup(support, name);
-    for (const dir of group.#dirs) mkdirSync(dir, { recursive: true });
+    try {
+      for (const dir of group.#dirs) mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      // Not ours to write (another user's hierarchy): the caller degrades to rlimits, with a warning.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+        group.removeSync();
+        return null;
+      }
+      throw error;
+    }
     try {
       group.#applyLimits(limits);
     } catch (error) {
