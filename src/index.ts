@@ -1,2 +1,16 @@
+export * from './agents/agent.js';
+export * from './agents/gold-agent.js';
+export * from './agents/human-agent.js';
+export * from './agents/replay/replay-agent.js';
 export * from './core/index.js';
+export * from './datasets/index.js';
+export * from './envs/bash/bash-env.js';
+export * from './envs/env-registry.js';
+export * from './envs/sql/engine/create-sql-engine.js';
+export type * from './envs/sql/engine/sql-engine.js';
+export * from './envs/sql/sql-env.js';
+export * from './harness/episode-record.js';
+export * from './harness/metrics.js';
+export * from './harness/play-episode.js';
+export * from './harness/run-benchmark.js';
 export * from './sandbox/index.js';
