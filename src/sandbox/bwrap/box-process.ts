@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import { SandboxError } from '../../core/errors.js';
 import type { Cgroup } from '../cgroups.js';
 
@@ -18,6 +18,28 @@ export interface BoxLaunch {
    * the same (an agent's and an evaluator's `env` output must not differ).
    */
   readonly label: string;
+  /**
+   * The command asks for a go signal on fd 5 (`ready`) and waits for it (`go`) before anything else
+   * (see `awaitGo`). It asks only once it runs, when bwrap has already tied the sandbox to its outer
+   * process, whose parent-death signal ends it with this process: so if this process dies while the
+   * sandbox is still starting, the command reads end-of-file and never runs, and if it dies later the
+   * sandbox dies with it. (A session's shell needs none: it reads its commands from stdin, whose
+   * end-of-file ends it the same way.)
+   */
+  readonly handshake?: boolean;
+}
+
+/** Wraps a command so that it runs only after the go signal of a `handshake` launch. */
+export function awaitGo(command: readonly string[]): string[] {
+  return [
+    'bash',
+    '--norc',
+    '--noprofile',
+    '-c',
+    'echo ready >&5 && IFS= read -r -u 5 _ || exit 125; exec 5<&-; exec "$@"',
+    'intercode-go',
+    ...command,
+  ];
 }
 
 /** A running bubblewrap process tree: its own pid namespace, so killing it kills everything in it. */
@@ -52,8 +74,13 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
     '--',
     ...launch.command,
   ];
-  const child = spawn('nsenter', args, {
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+  // setpriv gives the outer bwrap a parent-death signal (kept across exec): when this process dies,
+  // so does every sandbox, running commands included (bwrap's --die-with-parent covers only the
+  // processes inside, relative to the outer bwrap).
+  const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'nsenter', ...args], {
+    stdio: launch.handshake
+      ? ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe']
+      : ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, INTERCODE_SANDBOX: launch.label },
   });
   const exited = new Promise<number>((resolve) => {
@@ -107,6 +134,13 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
     );
   }
   block.end('1');
+  if (launch.handshake) {
+    // The command asks once it runs, which is after bwrap has tied the sandbox to its outer
+    // process; answering only then leaves no moment where a dead owner's command could start.
+    const go = (child.stdio as unknown[])[5] as Duplex;
+    go.on('error', () => {});
+    go.once('data', () => go.end('go\n'));
+  }
   info.resume();
   return {
     stderrText: async () => {

@@ -27,10 +27,14 @@ export async function checkBwrap(): Promise<ProviderCheck> {
   });
   const unshare = run('unshare', ['--version']);
   const nsenter = run('nsenter', ['--version']);
+  const setpriv = run('setpriv', ['--version']);
   items.push({
-    name: 'util-linux (unshare, nsenter)',
-    ok: unshare !== null && nsenter !== null,
-    detail: unshare ?? 'unshare/nsenter not found',
+    name: 'util-linux (unshare, nsenter, setpriv)',
+    ok: unshare !== null && nsenter !== null && setpriv !== null,
+    detail:
+      unshare !== null && nsenter !== null && setpriv !== null
+        ? unshare
+        : 'unshare, nsenter or setpriv not found',
     fix: 'apt-get install -y util-linux',
   });
   const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';

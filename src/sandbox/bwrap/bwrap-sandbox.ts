@@ -13,7 +13,7 @@ import type {
   SandboxStats,
   ShellSession,
 } from '../sandbox.js';
-import { type BoxProcess, startBox } from './box-process.js';
+import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import type { MountHelper } from './mount-helper.js';
 import { BashSession } from './shell-session.js';
 
@@ -111,6 +111,7 @@ export class BwrapSandbox implements Sandbox {
     command: readonly string[],
     cwd: string,
     env: Readonly<Record<string, string>> = {},
+    handshake = false,
   ): Promise<BoxProcess> {
     if (this.#closed)
       return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
@@ -118,9 +119,10 @@ export class BwrapSandbox implements Sandbox {
       helperPid: this.#config.helper.pid,
       userNamespace: this.#config.helper.userNamespace,
       bwrapArgs: this.#bwrapArgs(cwd, env),
-      command,
+      command: handshake ? awaitGo(command) : command,
       cgroup: this.#config.cgroup,
       label: this.#config.label,
+      handshake,
     }).then((box) => {
       this.#boxes.add(box);
       box.exited.then(() => this.#boxes.delete(box));
@@ -161,7 +163,9 @@ export class BwrapSandbox implements Sandbox {
     durationMs: number;
   }> {
     const started = performance.now();
-    const box = await this.#launch(command, options.cwd ?? this.#config.cwd, options.env ?? {});
+    // A command that runs on its own (no shell reading stdin) waits for the go signal, so that it
+    // never starts once its owner is gone.
+    const box = await this.#launch(command, options.cwd ?? this.#config.cwd, options.env ?? {}, true);
     const stdout = new OutputBuffer(options.maxBytes);
     let stderr = '';
     box.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
