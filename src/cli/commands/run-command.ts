@@ -99,7 +99,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('play a dataset with an agent and write episodes.jsonl and summary.json')
     .argument('<dataset>', 'dataset id (see `intercode datasets`) or a .json/.jsonl task file')
-    .option('--env <env>', 'environment, needed for a task file (bash)')
+    .option('--env <env>', 'environment, needed for a task file (bash, sql)')
     .option('--agent <agent>', `agent: ${AGENTS.join(', ')}`, 'gold')
     .option('--tasks <list>', 'task indices, e.g. 0-9,12')
     .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
@@ -113,7 +113,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--compat <mode>',
-      "fixed (default) or upstream: reproduce the original's command handling, bugs included",
+      "Bash: fixed, or upstream to reproduce the original's command handling, bugs included",
       'fixed',
     )
     .option('--engine <engine>', 'SQL engine: sqlite (default), mysql, postgres')
