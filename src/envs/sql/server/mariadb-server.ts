@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { trackForExit } from '../../../sandbox/exit-cleanup.js';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
+import { failureMessage, ManagedServer } from './managed-server.js';
 import { mariadbBinaries, setprivPath } from './server-binaries.js';
-import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
-import { type ServerExit, ServerProcess } from './server-process.js';
+import { makePrivateDir, newServerDir, reapStaleServers } from './server-dirs.js';
+import type { ServerProcess } from './server-process.js';
 import {
   runningAsRoot,
   type ServiceAccount,
@@ -22,9 +20,6 @@ const run = promisify(execFile);
 
 /** Bump when the initialisation of the cached data directory changes. */
 const TEMPLATE_FORMAT = 1;
-
-/** Longest Unix socket path Linux accepts (sun_path is 108 bytes with the final NUL). */
-export const MAX_SOCKET_PATH = 107;
 
 /** Options of a self-started MariaDB server. */
 export interface MariadbServerOptions {
@@ -95,26 +90,14 @@ const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TZ:
  * owner (parent-death signal; exit handlers kill it too; the next start reaps what a crash left),
  * and `stop()` ends it (SIGTERM, then SIGKILL) and removes its folder.
  */
-export class MariadbServer {
+export class MariadbServer extends ManagedServer {
   readonly kind = 'mariadb' as const;
-  #stopped = false;
-  #stopping: Promise<void> | undefined;
-  #startMs = 0;
-  readonly #untrack: () => void;
+  protected readonly title = 'MariaDB';
+  protected readonly stopSignal = 'SIGTERM';
 
-  private constructor(
-    private readonly process: ServerProcess,
-    /** The server's private folder (data, socket, tmp). */
-    readonly dir: string,
-    /** `10.11.19-MariaDB-0+deb12u1`. */
-    readonly version: string,
-  ) {
-    this.#untrack = trackForExit({
-      closeSync: () => {
-        process.killSync();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
+  /** `version` is like `10.11.19-MariaDB-0+deb12u1`. */
+  private constructor(process: ServerProcess, dir: string, version: string) {
+    super(process, dir, version);
   }
 
   /** Starts a server; throws `SQL_ENGINE_UNAVAILABLE` (missing binaries) or `SQL_ENGINE_FAILED`. */
@@ -132,48 +115,27 @@ export class MariadbServer {
       ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
       build: (dataDir) => installDb(binaries.installDb, dataDir, account, asRootWithoutAccount),
     }).catch((error: unknown) => {
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `mariadb-install-db failed: ${message(error)}`, {
+      throw new SqlEngineError('SQL_ENGINE_FAILED', `mariadb-install-db failed: ${failureMessage(error)}`, {
         cause: error,
       });
     });
     const dir = newServerDir('mariadb', account);
-    let process: ServerProcess | undefined;
-    let server: MariadbServer | undefined;
-    try {
-      const socketPath = join(dir, 'run', 'mysqld.sock');
-      if (socketPath.length > MAX_SOCKET_PATH) {
-        throw new SqlEngineError(
-          'SQL_ENGINE_FAILED',
-          `the server socket path is too long (${socketPath.length} > ${MAX_SOCKET_PATH}): set INTERCODE_RUNTIME_DIR to a shorter path`,
-        );
-      }
-      await copyTemplate(template, join(dir, 'data'), account);
-      for (const sub of ['run', 'tmp', 'files']) makePrivateDir(join(dir, sub), account);
-      const args = serverArgs(dir, options);
-      if (asRootWithoutAccount) args.push('--user=root');
-      process = await ServerProcess.spawn(
-        [...serverCommandPrefix(account), binaries.mariadbd, ...args],
-        SERVER_ENV,
-      );
-      server = new MariadbServer(process, dir, binaries.version);
-      await server.waitReady(options.startTimeoutMs ?? 30_000);
-      server.#startMs = performance.now() - started;
-      return server;
-    } catch (error) {
-      process?.killSync();
-      await process?.exited;
-      if (server) server.#untrack();
-      removeServerDir(dir);
-      if (error instanceof SqlEngineError) throw error;
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `the MariaDB server did not start: ${message(error)}`, {
-        cause: error,
-      });
-    }
-  }
-
-  /** Wall time of `start()`, in milliseconds (template copy, server start, first connection). */
-  get startMs(): number {
-    return this.#startMs;
+    const args = serverArgs(dir, options);
+    if (asRootWithoutAccount) args.push('--user=root');
+    return ManagedServer.launch({
+      title: 'MariaDB',
+      dir,
+      socketPath: join(dir, 'run', 'mysqld.sock'),
+      prepare: async () => {
+        await copyTemplate(template, join(dir, 'data'), account);
+        for (const sub of ['run', 'tmp', 'files']) makePrivateDir(join(dir, sub), account);
+      },
+      command: [...serverCommandPrefix(account), binaries.mariadbd, ...args],
+      env: SERVER_ENV,
+      create: (process) => new MariadbServer(process, dir, binaries.version),
+      startTimeoutMs: options.startTimeoutMs ?? 30_000,
+      started,
+    });
   }
 
   /** The Unix socket clients connect to. */
@@ -181,67 +143,14 @@ export class MariadbServer {
     return join(this.dir, 'run', 'mysqld.sock');
   }
 
-  get pid(): number {
-    return this.process.pid;
-  }
-
-  get alive(): boolean {
-    return this.process.alive;
-  }
-
-  /** Calls `listener` when the server process ends, whatever the reason. */
-  onExit(listener: (exit: ServerExit) => void): () => void {
-    return this.process.onExit(listener);
-  }
-
-  /** The last lines of the server's log (for error messages). */
-  logTail(): string {
-    return this.process.outputTail();
-  }
-
   /** mysql2 connection options of the server's administrator (`root` over the socket). */
   adminConnection(): { socketPath: string; user: string } {
     return { socketPath: this.socketPath, user: 'root' };
   }
 
-  /** Stops the server (SIGTERM, SIGKILL after 3 s) and removes its folder. Idempotent. */
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.process.stop('SIGTERM', 3_000);
-      this.#stopped = true;
-      this.#untrack();
-      removeServerDir(this.dir);
-    })();
-    return this.#stopping;
-  }
-
-  get stopped(): boolean {
-    return this.#stopped;
-  }
-
-  private async waitReady(timeoutMs: number): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    let last: unknown;
-    while (performance.now() < deadline) {
-      if (!this.process.alive) {
-        throw new SqlEngineError(
-          'SQL_ENGINE_FAILED',
-          `the MariaDB server exited during start-up (${describeExit(this.process.exit)}): ${this.logTail()}`,
-        );
-      }
-      try {
-        const connection = await createConnection({ ...this.adminConnection(), connectTimeout: 2_000 });
-        await connection.end();
-        return;
-      } catch (error) {
-        last = error;
-        await sleep(20);
-      }
-    }
-    throw new SqlEngineError(
-      'SQL_ENGINE_FAILED',
-      `the MariaDB server was not ready after ${timeoutMs} ms (${message(last)}): ${this.logTail()}`,
-    );
+  protected async probe(): Promise<void> {
+    const connection = await createConnection({ ...this.adminConnection(), connectTimeout: 2_000 });
+    await connection.end();
   }
 }
 
@@ -266,22 +175,4 @@ async function installDb(
     ],
     { env: SERVER_ENV, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
   );
-}
-
-function describeExit(exit: ServerExit | undefined): string {
-  if (!exit) return 'running';
-  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-}
-
-function message(error: unknown): string {
-  if (
-    error &&
-    typeof error === 'object' &&
-    'stderr' in error &&
-    typeof error.stderr === 'string' &&
-    error.stderr
-  ) {
-    return error.stderr.trim().split('\n').slice(-3).join(' | ');
-  }
-  return error instanceof Error ? error.message : String(error);
 }

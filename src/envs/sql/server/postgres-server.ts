@@ -2,15 +2,13 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { trackForExit } from '../../../sandbox/exit-cleanup.js';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { MAX_SOCKET_PATH } from './mariadb-server.js';
+import { failureMessage, ManagedServer } from './managed-server.js';
 import { POSTGRES_INSTALL, postgresBinaries, setprivPath } from './server-binaries.js';
-import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
-import { type ServerExit, ServerProcess } from './server-process.js';
+import { makePrivateDir, newServerDir, reapStaleServers } from './server-dirs.js';
+import type { ServerProcess } from './server-process.js';
 import {
   runningAsRoot,
   type ServiceAccount,
@@ -88,25 +86,15 @@ const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', LC_
  * next start's reaper), and `stop()` ends it (SIGINT: fast shutdown; then SIGKILL) and removes its
  * folder.
  */
-export class PostgresServer {
+export class PostgresServer extends ManagedServer {
   readonly kind = 'postgres' as const;
-  #stopping: Promise<void> | undefined;
-  #startMs = 0;
-  readonly #untrack: () => void;
+  protected readonly title = 'PostgreSQL';
+  /** A fast shutdown. */
+  protected readonly stopSignal = 'SIGINT';
 
-  private constructor(
-    private readonly process: ServerProcess,
-    /** The server's private folder (data, socket). */
-    readonly dir: string,
-    /** `15.18`. */
-    readonly version: string,
-  ) {
-    this.#untrack = trackForExit({
-      closeSync: () => {
-        process.killSync();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    });
+  /** `version` is like `15.18`. */
+  private constructor(process: ServerProcess, dir: string, version: string) {
+    super(process, dir, version);
   }
 
   /** Starts a server; throws `SQL_ENGINE_UNAVAILABLE` (missing binaries, no account) or `SQL_ENGINE_FAILED`. */
@@ -129,48 +117,25 @@ export class PostgresServer {
       ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
       build: (dataDir) => initdb(binaries.initdb, dataDir, account),
     }).catch((error: unknown) => {
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `initdb failed: ${message(error)}`, { cause: error });
+      throw new SqlEngineError('SQL_ENGINE_FAILED', `initdb failed: ${failureMessage(error)}`, {
+        cause: error,
+      });
     });
     const dir = newServerDir('postgres', account);
-    let process: ServerProcess | undefined;
-    let server: PostgresServer | undefined;
-    try {
-      const socket = join(dir, 'run', '.s.PGSQL.5432');
-      if (socket.length > MAX_SOCKET_PATH) {
-        throw new SqlEngineError(
-          'SQL_ENGINE_FAILED',
-          `the server socket path is too long (${socket.length} > ${MAX_SOCKET_PATH}): set INTERCODE_RUNTIME_DIR to a shorter path`,
-        );
-      }
-      await copyTemplate(template, join(dir, 'data'), account);
-      makePrivateDir(join(dir, 'run'), account);
-      process = await ServerProcess.spawn(
-        [...serverCommandPrefix(account), binaries.postgres, ...serverArgs(dir, options)],
-        SERVER_ENV,
-      );
-      server = new PostgresServer(process, dir, binaries.version);
-      await server.waitReady(options.startTimeoutMs ?? 30_000);
-      server.#startMs = performance.now() - started;
-      return server;
-    } catch (error) {
-      process?.killSync();
-      await process?.exited;
-      if (server) server.#untrack();
-      removeServerDir(dir);
-      if (error instanceof SqlEngineError) throw error;
-      throw new SqlEngineError(
-        'SQL_ENGINE_FAILED',
-        `the PostgreSQL server did not start: ${message(error)}`,
-        {
-          cause: error,
-        },
-      );
-    }
-  }
-
-  /** Wall time of `start()`, in milliseconds (template copy, server start, first connection). */
-  get startMs(): number {
-    return this.#startMs;
+    return ManagedServer.launch({
+      title: 'PostgreSQL',
+      dir,
+      socketPath: join(dir, 'run', '.s.PGSQL.5432'),
+      prepare: async () => {
+        await copyTemplate(template, join(dir, 'data'), account);
+        makePrivateDir(join(dir, 'run'), account);
+      },
+      command: [...serverCommandPrefix(account), binaries.postgres, ...serverArgs(dir, options)],
+      env: SERVER_ENV,
+      create: (process) => new PostgresServer(process, dir, binaries.version),
+      startTimeoutMs: options.startTimeoutMs ?? 30_000,
+      started,
+    });
   }
 
   /** The folder of the server's Unix socket (pg's `host`). */
@@ -178,65 +143,19 @@ export class PostgresServer {
     return join(this.dir, 'run');
   }
 
-  get pid(): number {
-    return this.process.pid;
-  }
-
-  get alive(): boolean {
-    return this.process.alive;
-  }
-
-  /** Calls `listener` when the server process ends, whatever the reason. */
-  onExit(listener: (exit: ServerExit) => void): () => void {
-    return this.process.onExit(listener);
-  }
-
-  /** The last lines of the server's log (for error messages). */
-  logTail(): string {
-    return this.process.outputTail();
-  }
-
   /** pg connection options of the server's administrator (`postgres` over the socket). */
   adminConnection(database = 'postgres'): { host: string; user: string; database: string } {
     return { host: this.socketDir, user: POSTGRES_SUPERUSER, database };
   }
 
-  /** Stops the server (SIGINT: fast shutdown; SIGKILL after 3 s) and removes its folder. Idempotent. */
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.process.stop('SIGINT', 3_000);
-      this.#untrack();
-      removeServerDir(this.dir);
-    })();
-    return this.#stopping;
-  }
-
-  private async waitReady(timeoutMs: number): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    let last: unknown;
-    while (performance.now() < deadline) {
-      if (!this.process.alive) {
-        throw new SqlEngineError(
-          'SQL_ENGINE_FAILED',
-          `the PostgreSQL server exited during start-up (${describeExit(this.process.exit)}): ${this.logTail()}`,
-        );
-      }
-      const client = new pg.Client({ ...this.adminConnection(), connectionTimeoutMillis: 2_000 });
-      client.on('error', () => {});
-      try {
-        await client.connect();
-        await client.end();
-        return;
-      } catch (error) {
-        last = error;
-        await client.end().catch(() => {});
-        await sleep(20);
-      }
+  protected async probe(): Promise<void> {
+    const client = new pg.Client({ ...this.adminConnection(), connectionTimeoutMillis: 2_000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } finally {
+      await client.end().catch(() => {});
     }
-    throw new SqlEngineError(
-      'SQL_ENGINE_FAILED',
-      `the PostgreSQL server was not ready after ${timeoutMs} ms (${message(last)}): ${this.logTail()}`,
-    );
   }
 }
 
@@ -267,22 +186,4 @@ async function initdb(
       cwd: '/',
     });
   }
-}
-
-function describeExit(exit: ServerExit | undefined): string {
-  if (!exit) return 'running';
-  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-}
-
-function message(error: unknown): string {
-  if (
-    error &&
-    typeof error === 'object' &&
-    'stderr' in error &&
-    typeof error.stderr === 'string' &&
-    error.stderr
-  ) {
-    return error.stderr.trim().split('\n').slice(-3).join(' | ');
-  }
-  return error instanceof Error ? error.message : String(error);
 }
