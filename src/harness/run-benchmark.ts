@@ -141,10 +141,9 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   }
   const order = new Map(options.tasks.map((task, position) => [task.id, position]));
   finished.sort((a, b) => (order.get(a.taskId) ?? 0) - (order.get(b.taskId) ?? 0));
+  const played = new Set(finished.map((record) => record.taskId));
   const complete =
-    !interrupted &&
-    stopReason === undefined &&
-    options.tasks.every((task) => finished.some((record) => record.taskId === task.id));
+    !interrupted && stopReason === undefined && options.tasks.every((task) => played.has(task.id));
   const summary = summarize(options.description, finished, performance.now() - started, complete);
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   return { summary, episodes: finished, interrupted, ...(stopReason ? { stopReason } : {}) };

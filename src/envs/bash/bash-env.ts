@@ -64,11 +64,11 @@ function observationOf(result: ExecResult, timeoutMs: number): Observation {
     : result.output;
   return {
     text,
-    exitCode: result.exitCode ?? undefined,
     durationMs: result.durationMs,
+    ...(result.exitCode !== null ? { exitCode: result.exitCode } : {}),
     ...(result.truncated ? { truncated: result.truncated } : {}),
     ...(result.timedOut ? { timedOut: true } : {}),
-  } as Observation;
+  };
 }
 
 /**
@@ -80,6 +80,7 @@ export class BashEnv implements Env {
   readonly #options: BashEnvOptions;
   readonly #ignored: ReadonlySet<string>;
   #boxes: Boxes | undefined;
+  readonly #layers = new Map<string, Promise<string[]>>();
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
   #lastObservation = '';
@@ -99,26 +100,27 @@ export class BashEnv implements Env {
     return this.#task;
   }
 
-  /** The setup script of a task's file system, if it has one. */
-  #setupScript(task: Task): { name: string; script: string } | undefined {
+  /**
+   * The layers of a task's file system: built from its setup script once per script (cached on
+   * disk by the script's hash, and here per env so that a reset neither reads nor hashes it again).
+   */
+  #layersFor(task: Task): Promise<string[]> {
     const assets = this.#options.dataset.assets;
     const fileSystem = typeof task.meta.fileSystem === 'string' ? task.meta.fileSystem : task.group;
     const path = (fileSystem && assets[`setupScript:${fileSystem}`]) || assets.setupScript;
-    if (!path) return undefined;
-    const name = `${this.#options.dataset.id.replace(/[^\w.-]+/g, '-')}-${fileSystem ?? 'fs'}`;
-    return { name, script: readFileSync(path, 'utf8') };
-  }
-
-  async #layersFor(task: Task): Promise<string[]> {
-    const setup = this.#setupScript(task);
-    if (!setup) return [];
-    const layer = await scriptLayer(this.#options.provider, {
-      name: setup.name,
-      script: setup.script,
-      image: this.#options.image ?? 'host',
-      keepEmptyUnder: this.#ignored,
-    });
-    return [layer];
+    if (!path) return Promise.resolve([]);
+    let layers = this.#layers.get(path);
+    if (!layers) {
+      layers = scriptLayer(this.#options.provider, {
+        name: `${this.#options.dataset.id.replace(/[^\w.-]+/g, '-')}-${fileSystem ?? 'fs'}`,
+        script: readFileSync(path, 'utf8'),
+        image: this.#options.image ?? 'host',
+        keepEmptyUnder: this.#ignored,
+      }).then((layer) => [layer]);
+      this.#layers.set(path, layers);
+      layers.catch(() => this.#layers.delete(path));
+    }
+    return layers;
   }
 
   async #boxesFor(layers: readonly string[]): Promise<Boxes> {
