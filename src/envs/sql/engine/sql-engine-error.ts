@@ -12,3 +12,20 @@ export class SqlEngineError extends IntercodeError {
     super(code, message, options);
   }
 }
+
+/**
+ * An unexpected failure of a server session as the engine's error: the server's own failure when it
+ * is gone (`health`), else `SQL_ENGINE_FAILED` naming the session (`what`, e.g. `the MySQL session on
+ * concert_singer`).
+ */
+export async function sessionFailure(
+  error: unknown,
+  health: () => Promise<SqlEngineError | undefined>,
+  what: string,
+): Promise<SqlEngineError> {
+  if (error instanceof SqlEngineError) return error;
+  const failure = await health();
+  if (failure) return failure;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SqlEngineError('SQL_ENGINE_FAILED', `${what} failed: ${reason}`, { cause: error });
+}

@@ -1,7 +1,7 @@
 import mysql, { type Connection, type FieldPacket, type QueryError, type ResultSetHeader } from 'mysql2';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
-import { SqlEngineError } from '../sql-engine-error.js';
+import { SqlEngineError, sessionFailure } from '../sql-engine-error.js';
 import { checkMysqlStatement, type MysqlStatementKind } from './mysql-guard.js';
 import { type MysqlFlavor, mysqlName } from './mysql-schema.js';
 import type { MysqlEndpoint } from './mysql-url.js';
@@ -178,18 +178,8 @@ export class MysqlSession implements SqlSession {
   }
 
   /** An unexpected failure as the engine's error: the server's failure when it is gone. */
-  private async infrastructure(error: unknown): Promise<SqlEngineError> {
-    if (error instanceof SqlEngineError) return error;
-    const failure = await this.host.health();
-    if (failure) return failure;
-    const reason = error instanceof Error ? error.message : String(error);
-    return new SqlEngineError(
-      'SQL_ENGINE_FAILED',
-      `the MySQL session on ${this.database} failed: ${reason}`,
-      {
-        cause: error,
-      },
-    );
+  private infrastructure(error: unknown): Promise<SqlEngineError> {
+    return sessionFailure(error, () => this.host.health(), `the MySQL session on ${this.database}`);
   }
 
   private async resetNow(): Promise<void> {

@@ -7,7 +7,7 @@ import {
 } from '../mysql-introspection.js';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
-import { SqlEngineError } from '../sql-engine-error.js';
+import { SqlEngineError, sessionFailure } from '../sql-engine-error.js';
 import { PostgresCatalogue, type PostgresPristineSchema } from './postgres-catalogue.js';
 import { doubleQuotedAsString, UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
 import { checkPostgresStatement } from './postgres-guard.js';
@@ -237,18 +237,8 @@ export class PostgresSession implements SqlSession {
   }
 
   /** An unexpected failure as the engine's error: the server's failure when it is gone. */
-  private async infrastructure(error: unknown): Promise<SqlEngineError> {
-    if (error instanceof SqlEngineError) return error;
-    const failure = await this.host.health();
-    if (failure) return failure;
-    const reason = error instanceof Error ? error.message : String(error);
-    return new SqlEngineError(
-      'SQL_ENGINE_FAILED',
-      `the PostgreSQL session on ${this.database} failed: ${reason}`,
-      {
-        cause: error,
-      },
-    );
+  private infrastructure(error: unknown): Promise<SqlEngineError> {
+    return sessionFailure(error, () => this.host.health(), `the PostgreSQL session on ${this.database}`);
   }
 
   private async resetNow(): Promise<void> {
