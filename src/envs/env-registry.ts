@@ -25,12 +25,16 @@ export interface EnvOpenOptions {
 /** Makes envs for one run; what they share (a database server, prepared databases) lives here. */
 export interface EnvFactory {
   create(): Env;
+  /** The SQL engine the envs run on, for the run's summary. */
+  readonly engine?: string;
   /** Releases what the envs shared. */
   close(): Promise<void>;
 }
 
 /** One environment kind: how to open it for a run and how its gold solution is played. */
 export interface EnvDefinition {
+  /** Whether its episodes run in sandboxes (so a run checks the sandbox backend first). */
+  readonly usesSandbox: boolean;
   readonly open: (options: EnvOpenOptions) => Promise<EnvFactory>;
   /** The actions that play a task's gold solution (the env's self-test). */
   readonly goldActions: (task: Task) => string[];
@@ -42,6 +46,7 @@ function goldText(task: Task, separator: string): string {
 }
 
 const bash: EnvDefinition = {
+  usesSandbox: true,
   open: async (options) => {
     if (options.engine !== undefined || options.dbUrl !== undefined) {
       throw new UsageError('--engine and --db-url apply to SQL datasets only');
@@ -62,6 +67,7 @@ const bash: EnvDefinition = {
 };
 
 const sql: EnvDefinition = {
+  usesSandbox: false,
   open: (options) => openSqlEnvs(options),
   goldActions: (task) => [goldText(task, ' ')],
 };

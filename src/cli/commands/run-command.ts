@@ -137,8 +137,7 @@ export function registerRun(program: Command): void {
       const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
       const provider = providerFactory();
       // Without this, every episode would be recorded as failed and the run would "succeed".
-      // SQL episodes run on a database engine, not in sandboxes.
-      const check = dataset.env === 'sql' ? { ok: true, items: [] } : await provider.check();
+      const check = definition.usesSandbox ? await provider.check() : { ok: true, items: [] };
       if (!check.ok) {
         await provider.close();
         const missing = check.items.filter((item) => !item.ok && !item.optional);
@@ -183,7 +182,7 @@ export function registerRun(program: Command): void {
             env: dataset.env,
             agent: agent.name,
             backend: flags.backend,
-            ...(dataset.env === 'sql' ? { engine: flags.engine ?? 'sqlite' } : {}),
+            ...(factory.engine ? { engine: factory.engine } : {}),
           },
           createEnv: () => factory.create(),
           agent,

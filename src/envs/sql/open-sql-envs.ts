@@ -17,6 +17,7 @@ export async function openSqlEnvs(options: EnvOpenOptions): Promise<EnvFactory> 
     throw error;
   }
   return {
+    engine: engine.id,
     create: () =>
       new SqlEnv({
         dataset: options.dataset,
