@@ -165,23 +165,6 @@ export class Cgroup {
     return dir ? readPids(dir) : [];
   }
 
-  /** True when the kernel OOM-killed a process of this group. */
-  oomKills(): number {
-    try {
-      if (this.#support.version === 1) {
-        const text = readFileSync(join(this.#support.bases.memory, this.name, 'memory.oom_control'), 'utf8');
-        return Number(/oom_kill (\d+)/.exec(text)?.[1] ?? 0);
-      }
-      if (this.#support.version === 2) {
-        const text = readFileSync(join(this.#support.base, this.name, 'memory.events'), 'utf8');
-        return Number(/oom_kill (\d+)/.exec(text)?.[1] ?? 0);
-      }
-    } catch {
-      // The group is gone.
-    }
-    return 0;
-  }
-
   /** Kills every process in the group. */
   killAll(): void {
     killGroupDirs(this.#dirs);
