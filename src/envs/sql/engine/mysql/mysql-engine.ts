@@ -3,6 +3,7 @@ import { createPool, type Pool, type PoolConnection, type RowDataPacket } from '
 import { currentOwner, isOwnerAlive } from '../../../../sandbox/owner.js';
 import type { DumpDatabase, DumpModel } from '../../dump/dump-model.js';
 import { MariadbServer, type MariadbServerOptions } from '../../server/mariadb-server.js';
+import { unansweredServer } from '../server-health.js';
 import type { SqlEngine, SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import {
@@ -574,31 +575,9 @@ export class MysqlEngine implements SqlEngine {
   /** Undefined while the server answers; else the engine's failure (set once, for good). */
   private async health(backend: Backend): Promise<SqlEngineError | undefined> {
     if (this.#failure) return this.#failure;
-    try {
-      await Promise.race([
-        backend.pool.query('SELECT 1'),
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref(),
-        ),
-      ]);
-      return this.#failure;
-    } catch (error) {
-      // A server of our own that stopped answering is dying: its exit gives the better message.
-      const server = backend.server;
-      if (server)
-        await new Promise<void>((resolve) => {
-          server.onExit(() => resolve());
-          setTimeout(resolve, 2_000).unref();
-        });
-      this.#failure ??= new SqlEngineError(
-        'SQL_ENGINE_FAILED',
-        `the MySQL server does not answer: ${message(error)}`,
-        {
-          cause: error,
-        },
-      );
-      return this.#failure;
-    }
+    const failure = await unansweredServer(() => backend.pool.query('SELECT 1'), backend.server, 'MySQL');
+    if (failure) this.#failure ??= failure;
+    return this.#failure;
   }
 
   /** Drops this engine's session copies and accounts (on a shared server). */
