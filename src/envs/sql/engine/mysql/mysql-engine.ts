@@ -3,8 +3,8 @@ import { createPool, type Pool, type PoolConnection, type RowDataPacket } from '
 import { currentOwner, isOwnerAlive } from '../../../../sandbox/owner.js';
 import type { DumpDatabase, DumpModel } from '../../dump/dump-model.js';
 import { MariadbServer, type MariadbServerOptions } from '../../server/mariadb-server.js';
-import { unansweredServer } from '../server-health.js';
-import type { SqlEngine, SqlSession } from '../sql-engine.js';
+import { ServerEngine } from '../server-engine.js';
+import type { SqlEngine } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import {
   databaseCollation,
@@ -171,14 +171,13 @@ function grantPattern(database: string): string {
  * accents and trailing blanks); the connection collation is `utf8mb4_general_ci` too, so comparing
  * two literals (`'a' = 'A'`) is case-insensitive as upstream.
  */
-export class MysqlEngine implements SqlEngine {
+export class MysqlEngine
+  extends ServerEngine<Backend, PreparedDatabase, MysqlSlot, MysqlSession>
+  implements SqlEngine
+{
+  protected readonly title = 'MySQL';
   readonly id = 'mysql' as const;
   readonly #options: MysqlEngineOptions;
-  readonly #prepared = new Map<string, PreparedDatabase>();
-  readonly #sessions = new Set<MysqlSession>();
-  #backend: Promise<Backend> | undefined;
-  #closed = false;
-  #failure: SqlEngineError | undefined;
   #users = 0;
   /** `<owner>_<n>`: names on a shared server carry it (n tells engines of one process apart). */
   readonly #tag = `${currentOwner()}_${++engines}`;
@@ -186,6 +185,7 @@ export class MysqlEngine implements SqlEngine {
   readonly #made = { databases: new Set<string>(), accounts: new Set<string>() };
 
   constructor(options: MysqlEngineOptions = {}) {
+    super();
     if (options.url && options.server) {
       throw new SqlEngineError('SQL_ENGINE_FAILED', 'MysqlEngine takes a url or a server, not both');
     }
@@ -212,7 +212,7 @@ export class MysqlEngine implements SqlEngine {
   async prepare(dump: DumpModel): Promise<void> {
     this.assertUsable();
     for (const database of dump.databases) {
-      const known = this.#prepared.get(database.name.toLowerCase());
+      const known = this.prepared.get(database.name.toLowerCase());
       if (known && known.sha256 !== dump.sha256) {
         throw new SqlEngineError(
           'SQL_ENGINE_FAILED',
@@ -222,7 +222,7 @@ export class MysqlEngine implements SqlEngine {
     }
     const backend = await this.backend();
     for (const database of dump.databases) {
-      if (this.#prepared.has(database.name.toLowerCase())) continue;
+      if (this.prepared.has(database.name.toLowerCase())) continue;
       const template = objectName(
         ['ic', `t${dump.sha256.slice(0, 8)}c${MYSQL_CONVERTER_VERSION}`, database.name.toLowerCase()],
         64,
@@ -230,7 +230,7 @@ export class MysqlEngine implements SqlEngine {
       const ddl = mysqlTablesDdl(database, backend.flavor);
       const collation = databaseCollation(database, backend.flavor);
       await this.buildTemplate(backend, database, template, ddl, collation);
-      this.#prepared.set(database.name.toLowerCase(), {
+      this.prepared.set(database.name.toLowerCase(), {
         name: database.name,
         sha256: dump.sha256,
         model: database,
@@ -243,61 +243,16 @@ export class MysqlEngine implements SqlEngine {
     }
   }
 
-  async open(database: string): Promise<SqlSession> {
-    this.assertUsable();
-    const prepared = this.#prepared.get(database.toLowerCase());
-    if (!prepared)
-      throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
-    const backend = await this.backend();
-    const slot = prepared.free.pop() ?? (await this.newSlot(backend, prepared));
-    let session: MysqlSession;
-    try {
-      if (slot.dirty) await this.rebuild(backend, slot);
-      session = await MysqlSession.open(prepared.name, slot, this.host(backend));
-    } catch (error) {
-      prepared.free.push(slot);
-      throw this.#failure ?? error;
-    }
-    if (this.#closed) {
-      await session.close();
-      this.assertUsable();
-    }
-    this.#sessions.add(session);
-    return session;
+  protected async openSession(
+    backend: Backend,
+    prepared: PreparedDatabase,
+    slot: MysqlSlot,
+  ): Promise<MysqlSession> {
+    if (slot.dirty) await this.rebuild(backend, slot);
+    return MysqlSession.open(prepared.name, slot, this.host(backend));
   }
 
-  async close(): Promise<void> {
-    if (this.#closed && !this.#backend) return;
-    this.#closed = true;
-    await Promise.all([...this.#sessions].map((session) => session.close().catch(() => {})));
-    const pending = this.#backend;
-    this.#backend = undefined;
-    const backend = await pending?.catch(() => undefined);
-    if (!backend) return;
-    if (backend.shared && !this.#failure) await this.dropSlots(backend).catch(() => {});
-    await backend.pool.end().catch(() => {});
-    await backend.ownServer?.stop();
-  }
-
-  /** Names of the prepared databases, as the dumps spell them. */
-  databases(): string[] {
-    return [...this.#prepared.values()].map((prepared) => prepared.name);
-  }
-
-  private assertUsable(): void {
-    if (this.#closed) throw new SqlEngineError('SQL_SESSION_CLOSED', 'the MySQL engine is closed');
-    if (this.#failure) throw this.#failure;
-  }
-
-  private backend(): Promise<Backend> {
-    this.#backend ??= this.connect().catch((error: unknown) => {
-      this.#backend = undefined;
-      throw error;
-    });
-    return this.#backend;
-  }
-
-  private async connect(): Promise<Backend> {
+  protected async connect(): Promise<Backend> {
     const ownServer =
       this.#options.url || this.#options.server
         ? undefined
@@ -334,7 +289,7 @@ export class MysqlEngine implements SqlEngine {
       };
       server?.onExit((exit) => {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-        this.#failure ??= new SqlEngineError(
+        this.failure ??= new SqlEngineError(
           'SQL_ENGINE_FAILED',
           `the MariaDB server exited (${how}): ${server.logTail() || 'no log'}`,
         );
@@ -411,7 +366,7 @@ export class MysqlEngine implements SqlEngine {
   }
 
   /** A new session copy: database, account with rights on it only, built from the template. */
-  private async newSlot(backend: Backend, prepared: PreparedDatabase): Promise<MysqlSlot> {
+  protected async newSlot(backend: Backend, prepared: PreparedDatabase): Promise<MysqlSlot> {
     prepared.slots += 1;
     const index = prepared.slots;
     const lower = prepared.name.toLowerCase();
@@ -538,7 +493,7 @@ export class MysqlEngine implements SqlEngine {
       slot.dirty = false;
     } catch (error) {
       throw (
-        this.#failure ??
+        this.failure ??
         new SqlEngineError('SQL_ENGINE_FAILED', `rebuilding ${slot.database} failed: ${message(error)}`, {
           cause: error,
         })
@@ -557,7 +512,7 @@ export class MysqlEngine implements SqlEngine {
       sqlMode: this.#options.sqlMode ?? (backend.flavor === 'mariadb' ? MARIADB_SQL_MODE : MYSQL8_SQL_MODE),
       countLimit: this.#options.countLimit ?? 100_000,
       killGraceMs: this.#options.killGraceMs ?? 2_000,
-      failure: () => this.#failure,
+      failure: () => this.failure,
       health: () => this.health(backend),
       kill: async (threadId, what) => {
         await backend.pool
@@ -566,22 +521,16 @@ export class MysqlEngine implements SqlEngine {
       },
       rebuild: (slot, touched) => this.rebuild(backend, slot, touched),
       release: (session, slot) => {
-        this.#sessions.delete(session);
-        this.#prepared.get(session.database.toLowerCase())?.free.push(slot);
+        this.sessions.delete(session);
+        this.prepared.get(session.database.toLowerCase())?.free.push(slot);
       },
     };
   }
 
   /** Undefined while the server answers; else the engine's failure (set once, for good). */
-  private async health(backend: Backend): Promise<SqlEngineError | undefined> {
-    if (this.#failure) return this.#failure;
-    const failure = await unansweredServer(() => backend.pool.query('SELECT 1'), backend.server, 'MySQL');
-    if (failure) this.#failure ??= failure;
-    return this.#failure;
-  }
 
   /** Drops this engine's session copies and accounts (on a shared server). */
-  private async dropSlots(backend: Backend): Promise<void> {
+  protected async dropMade(backend: Backend): Promise<void> {
     for (const database of this.#made.databases) {
       await backend.pool.query(`DROP DATABASE IF EXISTS ${mysqlName(database)}`);
     }

@@ -4,8 +4,8 @@ import { currentOwner, isOwnerAlive } from '../../../../sandbox/owner.js';
 import type { DumpDatabase, DumpModel } from '../../dump/dump-model.js';
 import { PostgresServer, type PostgresServerOptions } from '../../server/postgres-server.js';
 import { objectName } from '../mysql/mysql-schema.js';
-import { unansweredServer } from '../server-health.js';
-import type { SqlEngine, SqlSession } from '../sql-engine.js';
+import { ServerEngine } from '../server-engine.js';
+import type { SqlEngine } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import { type PostgresPristineSchema, postgresPristineSchema } from './postgres-catalogue.js';
 import {
@@ -119,19 +119,19 @@ function message(error: unknown): string {
  * ran (0.3–0.6 ms p50 on Spider); the agent's own BEGIN/COMMIT/ROLLBACK/SAVEPOINT/VACUUM are
  * refused. **Time limit**: `pg_cancel_backend`. **Rows**: a server-side cursor (`FETCH` + `MOVE`).
  */
-export class PostgresEngine implements SqlEngine {
+export class PostgresEngine
+  extends ServerEngine<Backend, PreparedDatabase, PostgresSlot, PostgresSession>
+  implements SqlEngine
+{
+  protected readonly title = 'PostgreSQL';
   readonly id = 'postgres' as const;
   readonly #options: PostgresEngineOptions;
-  readonly #prepared = new Map<string, PreparedDatabase>();
-  readonly #sessions = new Set<PostgresSession>();
-  #backend: Promise<Backend> | undefined;
-  #closed = false;
-  #failure: SqlEngineError | undefined;
   #roles = 0;
   readonly #tag = `${currentOwner()}_${++engines}`;
   readonly #made = { databases: new Set<string>(), roles: new Set<string>() };
 
   constructor(options: PostgresEngineOptions = {}) {
+    super();
     if (options.url && options.server) {
       throw new SqlEngineError('SQL_ENGINE_FAILED', 'PostgresEngine takes a url or a server, not both');
     }
@@ -162,13 +162,13 @@ export class PostgresEngine implements SqlEngine {
 
   /** Foreign keys of a prepared database that PostgreSQL refused (left out), with the reason. */
   skippedForeignKeys(database: string): readonly string[] {
-    return this.#prepared.get(database.toLowerCase())?.skippedForeignKeys ?? [];
+    return this.prepared.get(database.toLowerCase())?.skippedForeignKeys ?? [];
   }
 
   async prepare(dump: DumpModel): Promise<void> {
     this.assertUsable();
     for (const database of dump.databases) {
-      const known = this.#prepared.get(database.name.toLowerCase());
+      const known = this.prepared.get(database.name.toLowerCase());
       if (known && known.sha256 !== dump.sha256) {
         throw new SqlEngineError(
           'SQL_ENGINE_FAILED',
@@ -177,7 +177,7 @@ export class PostgresEngine implements SqlEngine {
       }
     }
     const backend = await this.backend();
-    const pending = dump.databases.filter((database) => !this.#prepared.has(database.name.toLowerCase()));
+    const pending = dump.databases.filter((database) => !this.prepared.has(database.name.toLowerCase()));
     // Templates build in parallel: most of the time is the server copying template0 and loading.
     const queue = [...pending];
     const worker = async () => {
@@ -192,7 +192,7 @@ export class PostgresEngine implements SqlEngine {
           63,
         );
         const built = await this.buildTemplate(backend, database, template);
-        this.#prepared.set(database.name.toLowerCase(), {
+        this.prepared.set(database.name.toLowerCase(), {
           name: database.name,
           sha256: dump.sha256,
           template,
@@ -206,60 +206,15 @@ export class PostgresEngine implements SqlEngine {
     await Promise.all(Array.from({ length: Math.min(PREPARE_WORKERS, pending.length) }, worker));
   }
 
-  async open(database: string): Promise<SqlSession> {
-    this.assertUsable();
-    const prepared = this.#prepared.get(database.toLowerCase());
-    if (!prepared)
-      throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
-    const backend = await this.backend();
-    const slot = prepared.free.pop() ?? (await this.newSlot(backend, prepared));
-    let session: PostgresSession;
-    try {
-      session = await PostgresSession.open(prepared.name, slot, this.host(backend), prepared.schema);
-    } catch (error) {
-      prepared.free.push(slot);
-      throw this.#failure ?? error;
-    }
-    if (this.#closed) {
-      await session.close();
-      this.assertUsable();
-    }
-    this.#sessions.add(session);
-    return session;
+  protected openSession(
+    backend: Backend,
+    prepared: PreparedDatabase,
+    slot: PostgresSlot,
+  ): Promise<PostgresSession> {
+    return PostgresSession.open(prepared.name, slot, this.host(backend), prepared.schema);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed && !this.#backend) return;
-    this.#closed = true;
-    await Promise.all([...this.#sessions].map((session) => session.close().catch(() => {})));
-    const pending = this.#backend;
-    this.#backend = undefined;
-    const backend = await pending?.catch(() => undefined);
-    if (!backend) return;
-    if (backend.shared && !this.#failure) await this.dropMade(backend).catch(() => {});
-    await backend.pool.end().catch(() => {});
-    await backend.ownServer?.stop();
-  }
-
-  /** Names of the prepared databases, as the dumps spell them. */
-  databases(): string[] {
-    return [...this.#prepared.values()].map((prepared) => prepared.name);
-  }
-
-  private assertUsable(): void {
-    if (this.#closed) throw new SqlEngineError('SQL_SESSION_CLOSED', 'the PostgreSQL engine is closed');
-    if (this.#failure) throw this.#failure;
-  }
-
-  private backend(): Promise<Backend> {
-    this.#backend ??= this.connect().catch((error: unknown) => {
-      this.#backend = undefined;
-      throw error;
-    });
-    return this.#backend;
-  }
-
-  private async connect(): Promise<Backend> {
+  protected async connect(): Promise<Backend> {
     const ownServer =
       this.#options.url || this.#options.server
         ? undefined
@@ -290,7 +245,7 @@ export class PostgresEngine implements SqlEngine {
       };
       server?.onExit((exit) => {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-        this.#failure ??= new SqlEngineError(
+        this.failure ??= new SqlEngineError(
           'SQL_ENGINE_FAILED',
           `the PostgreSQL server exited (${how}): ${server.logTail() || 'no log'}`,
         );
@@ -432,7 +387,7 @@ export class PostgresEngine implements SqlEngine {
   }
 
   /** A new session copy: its role (member of `ic_agent`) and its database, copied from the template. */
-  private async newSlot(backend: Backend, prepared: PreparedDatabase): Promise<PostgresSlot> {
+  protected async newSlot(backend: Backend, prepared: PreparedDatabase): Promise<PostgresSlot> {
     prepared.slots += 1;
     const index = prepared.slots;
     const lower = prepared.name.toLowerCase();
@@ -460,7 +415,7 @@ export class PostgresEngine implements SqlEngine {
       for (const statement of statements) await backend.pool.query(statement);
     } catch (error) {
       throw (
-        this.#failure ??
+        this.failure ??
         new SqlEngineError('SQL_ENGINE_FAILED', `creating ${database} failed: ${message(error)}`, {
           cause: error,
         })
@@ -476,33 +431,23 @@ export class PostgresEngine implements SqlEngine {
       countLimit: this.#options.countLimit ?? 100_000,
       killGraceMs: this.#options.killGraceMs ?? 2_000,
       doubleQuotedStrings: this.#options.doubleQuotedStrings ?? true,
-      failure: () => this.#failure,
+      failure: () => this.failure,
       health: () => this.health(backend),
       signal: async (pid, what) => {
         const fn = what === 'cancel' ? 'pg_cancel_backend' : 'pg_terminate_backend';
         await backend.pool.query(`SELECT ${fn}($1)`, [pid]).catch(() => {});
       },
       release: (session, slot) => {
-        this.#sessions.delete(session);
-        this.#prepared.get(session.database.toLowerCase())?.free.push(slot);
+        this.sessions.delete(session);
+        this.prepared.get(session.database.toLowerCase())?.free.push(slot);
       },
     };
   }
 
   /** Undefined while the server answers; else the engine's failure (set once, for good). */
-  private async health(backend: Backend): Promise<SqlEngineError | undefined> {
-    if (this.#failure) return this.#failure;
-    const failure = await unansweredServer(
-      () => backend.pool.query('SELECT 1'),
-      backend.server,
-      'PostgreSQL',
-    );
-    if (failure) this.#failure ??= failure;
-    return this.#failure;
-  }
 
   /** Drops this engine's session copies and roles (on a shared server). */
-  private async dropMade(backend: Backend): Promise<void> {
+  protected async dropMade(backend: Backend): Promise<void> {
     const force = backend.versionNum >= 130000 ? ' WITH (FORCE)' : '';
     for (const database of this.#made.databases) {
       await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(database)}${force}`).catch(() => {});
