@@ -477,6 +477,11 @@ export class MysqlEngine
           `INSERT INTO ${mysqlName(table.name)} SELECT * FROM ${mysqlName(slot.template)}.${mysqlName(table.name)}`,
         );
       }
+      // Statistics computed now, from the whole table: without this a copy keeps whatever InnoDB
+      // estimated when it first opened the table (often while it was still empty), and the plans,
+      // hence the order of tied rows, differ between copies of one database.
+      if (redo.length > 0)
+        parts.push(`ANALYZE TABLE ${redo.map((table) => mysqlName(table.name)).join(', ')}`);
       await connection.query(parts.join(';\n'));
       const [rows] = await connection.query<RowDataPacket[]>(
         'SELECT TABLE_NAME AS name, AUTO_INCREMENT AS next FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND AUTO_INCREMENT IS NOT NULL',

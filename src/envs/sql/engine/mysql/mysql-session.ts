@@ -269,6 +269,18 @@ export class MysqlSession implements SqlSession {
     await this.setup(false);
   }
 
+  /**
+   * Text the server wrote with the copy's name (`Tables_in_voter_1__2`, `Table 'voter_1__2.x'
+   * doesn't exist`) as the agent would see it on upstream's single database (`voter_1`).
+   */
+  private unmask(text: string): string {
+    const copy = this.slot.database;
+    const shown = this.database.toLowerCase();
+    if (copy === shown) return text;
+    const pattern = copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return text.replace(new RegExp(`(?<![A-Za-z0-9$])${pattern}(?![\\w$])`, 'gi'), shown);
+  }
+
   /** The session settings (again after `COM_RESET_CONNECTION`, which restores the server's defaults). */
   private async setup(use: boolean): Promise<void> {
     const settings = [
@@ -278,6 +290,11 @@ export class MysqlSession implements SqlSession {
       'autocommit = 0',
     ];
     if (this.host.flavor === 'mysql') settings.push('information_schema_stats_expiry = 0');
+    // MariaDB breaks ties of a sort over an in-memory temporary table (GROUP BY … ORDER BY
+    // count(*) LIMIT 1) by the rows' memory addresses, so the same query on two copies of one
+    // database can return different rows. On-disk (Aria) temporary tables order ties by insertion,
+    // the same everywhere, and on tmpfs they cost little.
+    else settings.push('tmp_memory_table_size = 0');
     await this.simple(`SET ${settings.join(', ')}`);
     if (use) await this.simple(`USE ${mysqlName(this.slot.database)}`);
   }
@@ -405,7 +422,7 @@ export class MysqlSession implements SqlSession {
     if (error && !(interrupted && result.capped)) {
       return {
         kind: 'error',
-        message: errorMessage(error),
+        message: this.unmask(errorMessage(error)),
         ...(error.code ? { code: error.code } : {}),
         durationMs,
       };
@@ -413,7 +430,7 @@ export class MysqlSession implements SqlSession {
     if (result.columns) {
       return {
         kind: 'rows',
-        columns: result.columns,
+        columns: result.columns.map((column) => this.unmask(column)),
         columnTypes: result.columnTypes ?? [],
         rows: result.rows,
         totalRows: result.total,
