@@ -168,6 +168,13 @@ describe('readRecordedTrajectories on other files', () => {
     // By id when the query differs.
     expect(matchRecorded(episodes, task('a', 'reworded'))?.key).toBe('a');
     expect(matchRecorded(episodes, task('z', 'unknown'))).toBeUndefined();
+    // Two tasks with one query text: each gets its own episode (by id), not the first with the text.
+    const twins = [
+      { key: '30', query: 'same?', actions: ['a'] },
+      { key: '31', query: 'same?', actions: ['b'] },
+    ];
+    expect(matchRecorded(twins, task('31', 'same?'))?.actions).toEqual(['b']);
+    expect(matchRecorded(twins, task('7', 'same?'))?.actions).toEqual(['a']);
     expect(await actionsOf(new ReplayAgent([file]), task('a', 'first?'))).toEqual(['ls', 'submit']);
   });
 

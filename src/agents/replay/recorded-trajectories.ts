@@ -97,10 +97,18 @@ export function readRecordedTrajectories(path: string): RecordedEpisode[] {
   return episodes;
 }
 
-/** Finds a task's recorded episode: by its query text first, then by its id. */
+/**
+ * Finds a task's recorded episode: the one with the task's id and query; else the one with its query
+ * (upstream Bash logs are keyed by position, not by our ids); else the one with its id (a reworded
+ * query). Id first matters where upstream tasks share a query text (CTF 30/31/34, 68/75).
+ */
 export function matchRecorded(episodes: readonly RecordedEpisode[], task: Task): RecordedEpisode | undefined {
+  const sameQuery = (episode: RecordedEpisode) => episode.query !== undefined && episode.query === task.query;
   return (
-    episodes.find((episode) => episode.query !== undefined && episode.query === task.query) ??
+    episodes.find(
+      (episode) => episode.key === task.id && (episode.query === undefined || sameQuery(episode)),
+    ) ??
+    episodes.find(sameQuery) ??
     episodes.find((episode) => episode.key === task.id)
   );
 }

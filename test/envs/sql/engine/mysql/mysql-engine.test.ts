@@ -113,8 +113,8 @@ serverEngineSuite({
 describe.skipIf(!installed() || !MIRROR_PRESENT)('MysqlEngine copies of one database answer alike', () => {
   let engine: MysqlEngine;
   const limits = { timeoutMs: 10_000, maxRows: 1_000 };
-  const text = (outcome: QueryOutcome) =>
-    JSON.stringify(outcome, (_key, value) => (typeof value === 'bigint' ? String(value) : value));
+  const text = (value: unknown) =>
+    JSON.stringify(value, (_key, value) => (typeof value === 'bigint' ? String(value) : value));
   const rowsOf = (outcome: QueryOutcome) =>
     outcome.kind === 'rows' ? text(outcome.rows) : `not rows: ${text(outcome)}`;
 
