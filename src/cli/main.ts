@@ -5,6 +5,7 @@ import { registerBench } from './commands/bench-command.js';
 import { registerDatasets } from './commands/datasets-command.js';
 import { registerDoctor } from './commands/doctor-command.js';
 import { registerExec } from './commands/exec-command.js';
+import { registerImage } from './commands/image-command.js';
 import { registerPlay } from './commands/play-command.js';
 import { registerReport } from './commands/report-command.js';
 import { registerRun } from './commands/run-command.js';
@@ -34,6 +35,7 @@ export function createProgram(): Command {
   registerDoctor(program);
   registerBench(program);
   registerDatasets(program);
+  registerImage(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,6 +1,7 @@
 export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
 export * from './exit-cleanup.js';
+export * from './images/index.js';
 export * from './output-buffer.js';
 export * from './provider-registry.js';
 export * from './sandbox.js';

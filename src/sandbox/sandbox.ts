@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** Resource limits of one sandbox. */
 export interface SandboxLimits {
   /** Memory of all processes together (cgroup), bytes. */
@@ -85,6 +87,20 @@ export interface ShellSession {
   close(): Promise<void>;
 }
 
+/**
+ * A long-running process in a sandbox with its own pipes (an interpreter driven over a protocol).
+ * It runs under the sandbox's limits and dies with the sandbox (reset, close).
+ */
+export interface SandboxProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves with the exit code (128+N for signal N) when the process tree is gone. */
+  readonly exited: Promise<number>;
+  /** Kills the process and everything it started. */
+  kill(): void;
+}
+
 export interface Sandbox {
   readonly id: string;
   readonly provider: string;
@@ -94,6 +110,11 @@ export interface Sandbox {
   session(): ShellSession;
   /** Opens an additional persistent shell on the same file system. */
   openSession(): Promise<ShellSession>;
+  /**
+   * Starts `command` (argv, no shell) in its own process tree with pipes on stdin, stdout and stderr
+   * (the Python env's interpreter). Optional: a backend without it cannot run the Python env.
+   */
+  spawn?(command: readonly string[], options?: Pick<ExecOptions, 'cwd' | 'env'>): Promise<SandboxProcess>;
   readFile(path: string): Promise<Uint8Array>;
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** Back to the pristine image: every process is killed, every file change is dropped. */

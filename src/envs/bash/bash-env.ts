@@ -15,6 +15,7 @@ import {
 } from './git-status-changes.js';
 import { bashReward } from './reward/bash-reward.js';
 import { scriptLayer } from './script-layer.js';
+import { taskLayerOptions } from './task-layer.js';
 import { simplifyPath, upstreamCommandLine } from './upstream-command.js';
 
 export interface BashEnvOptions {
@@ -111,12 +112,11 @@ export class BashEnv implements Env {
     if (!path) return Promise.resolve([]);
     let layers = this.#layers.get(path);
     if (!layers) {
-      layers = scriptLayer(this.#options.provider, {
-        name: `${this.#options.dataset.id.replace(/[^\w.-]+/g, '-')}-${fileSystem ?? 'fs'}`,
-        script: readFileSync(path, 'utf8'),
-        image: this.#options.image ?? 'host',
-        keepEmptyUnder: this.#ignored,
-      }).then((layer) => [layer]);
+      const image = this.#options.image ?? 'host';
+      const options = taskLayerOptions(this.#options.dataset, task, image, this.#ignored);
+      layers = (options ? scriptLayer(this.#options.provider, options) : Promise.resolve(null)).then(
+        (layer) => (layer ? [layer] : []),
+      );
       this.#layers.set(path, layers);
       layers.catch(() => this.#layers.delete(path));
     }

@@ -12,6 +12,7 @@ import {
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import { cacheDir } from '../../sandbox/cache-dir.js';
+import { imageIdentity } from '../../sandbox/images/image-identity.js';
 import type { SandboxProvider } from '../../sandbox/sandbox.js';
 
 /** Bumped when the way layers are built changes, so old caches are not reused. */
@@ -39,21 +40,34 @@ const inFlight = new Map<string, Promise<string>>();
  * Returns the layer directory, to be used in `SandboxSpec.layers`.
  */
 export function scriptLayer(provider: SandboxProvider, options: ScriptLayerOptions): Promise<string> {
-  const key = createHash('sha256')
-    .update(
-      `${BUILDER_VERSION}\n${options.image}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.script}`,
-    )
-    .digest('hex')
-    .slice(0, 16);
-  const base = join(cacheDir(), 'layers', `${options.name}-${key}`);
-  const layer = join(base, 'layer');
-  if (existsSync(join(base, 'complete'))) return Promise.resolve(layer);
+  const { base, layer, built } = scriptLayerStatus(options);
+  if (built) return Promise.resolve(layer);
   let pending = inFlight.get(base);
   if (!pending) {
     pending = build(provider, options, base).finally(() => inFlight.delete(base));
     inFlight.set(base, pending);
   }
   return pending;
+}
+
+/**
+ * Where the layer of `options` is cached and whether it is built (nothing is built). The key covers
+ * the script, the kept folders and the image's identity (for `debian` images, their package list).
+ */
+export function scriptLayerStatus(options: ScriptLayerOptions): {
+  readonly key: string;
+  readonly base: string;
+  readonly layer: string;
+  readonly built: boolean;
+} {
+  const key = createHash('sha256')
+    .update(
+      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.script}`,
+    )
+    .digest('hex')
+    .slice(0, 16);
+  const base = join(cacheDir(), 'layers', `${options.name}-${key}`);
+  return { key, base, layer: join(base, 'layer'), built: existsSync(join(base, 'complete')) };
 }
 
 async function build(provider: SandboxProvider, options: ScriptLayerOptions, base: string): Promise<string> {

@@ -1,4 +1,4 @@
-import type { SandboxProvider } from '../../sandbox/sandbox.js';
+import type { SandboxProvider, SandboxSpec } from '../../sandbox/sandbox.js';
 import { type BenchFigure, figure } from './bench-figure.js';
 
 export interface SandboxBenchOptions {
@@ -8,6 +8,8 @@ export interface SandboxBenchOptions {
   readonly concurrent: number;
   /** Idle sandboxes whose memory is measured. */
   readonly idle: number;
+  /** Spec of every sandbox created (the image, for instance). */
+  readonly spec?: SandboxSpec;
   readonly onProgress?: (message: string) => void;
 }
 
@@ -24,13 +26,14 @@ export async function runSandboxBench(
   provider: SandboxProvider,
   options: SandboxBenchOptions,
 ): Promise<BenchFigure[]> {
-  const backend = provider.id;
+  const image = options.spec?.image;
+  const backend = image && image !== 'host' ? `${provider.id} (${image})` : provider.id;
   const group = 'sandbox';
   const progress = options.onProgress ?? (() => {});
   const figures: BenchFigure[] = [];
 
   // Warm-up: the first sandbox pays for the helper and the image.
-  const sandbox = await provider.create();
+  const sandbox = await provider.create(options.spec);
   await sandbox.session().run('true');
 
   progress('sandbox create');
@@ -39,7 +42,7 @@ export async function runSandboxBench(
     let created: Awaited<ReturnType<SandboxProvider['create']>> | undefined;
     create.push(
       await time(async () => {
-        created = await provider.create();
+        created = await provider.create(options.spec);
       }),
     );
     await created?.close();
@@ -105,7 +108,7 @@ export async function runSandboxBench(
   await sandbox.close();
 
   progress('idle memory');
-  const idle = await Promise.all(Array.from({ length: options.idle }, () => provider.create()));
+  const idle = await Promise.all(Array.from({ length: options.idle }, () => provider.create(options.spec)));
   await new Promise((resolve) => setTimeout(resolve, 200));
   const memory: number[] = [];
   const resident: number[] = [];
@@ -140,7 +143,7 @@ export async function runSandboxBench(
     await Promise.all(
       Array.from({ length: options.concurrent }, async (_, index) => {
         try {
-          const box = await provider.create();
+          const box = await provider.create(options.spec);
           try {
             const result = await box.session().run(`echo $((${index} * ${index}))`);
             if (result.exitCode !== 0 || result.output.trim() !== String(index * index)) failures += 1;

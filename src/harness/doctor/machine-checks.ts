@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createEnvRegistry } from '../../envs/env-registry.js';
 import { checkSqlEngines } from '../../envs/sql/server/check-sql-engines.js';
+import { debianImageStatus, imageProfiles, mmdebstrapAvailable } from '../../sandbox/images/index.js';
 import type { CheckItem } from '../../sandbox/sandbox.js';
 
 /** A titled group of checks; `required` groups decide whether the default environment can run. */
@@ -74,9 +76,34 @@ export function bashToolChecks(): CheckItem[] {
   ];
 }
 
+/** Per environment that declares tools (e.g. ctf): which of them the host image lacks. */
+export function envToolChecks(): CheckItem[] {
+  const registry = createEnvRegistry();
+  return registry.list().flatMap(({ id }) => {
+    const tools = registry.get(id).tools ?? [];
+    if (tools.length === 0) return [];
+    const missing = tools.filter((tool) => !onPath(tool.command));
+    const packages = [...new Set(missing.map((tool) => tool.debianPackage))];
+    return [
+      {
+        name: `${id} tools (host image)`,
+        ok: missing.length === 0,
+        optional: true,
+        detail:
+          missing.length === 0
+            ? `${tools.length} tools present`
+            : `missing: ${missing.map((tool) => tool.command).join(' ')}`,
+        ...(packages.length > 0
+          ? { fix: `apt-get install -y --no-install-recommends ${packages.join(' ')}` }
+          : {}),
+      },
+    ];
+  });
+}
+
 /** Interpreters and database engines the environments use. */
 export async function environmentChecks(): Promise<CheckItem[]> {
-  const items: CheckItem[] = [...bashToolChecks()];
+  const items: CheckItem[] = [...bashToolChecks(), ...envToolChecks()];
   const python = version('/usr/bin/python3', ['--version']);
   items.push({
     name: 'python3 (Debian, for the Python env)',
@@ -101,5 +128,32 @@ export async function environmentChecks(): Promise<CheckItem[]> {
     fix: 'npm install better-sqlite3@12',
   });
   items.push(...(await checkSqlEngines()));
+  items.push(...debianImageChecks());
+  return items;
+}
+
+/** The Debian image builder and which image profiles are built (all optional: `host` needs none). */
+export function debianImageChecks(): CheckItem[] {
+  const mmdebstrap = mmdebstrapAvailable();
+  const items: CheckItem[] = [
+    {
+      name: 'mmdebstrap (builds the debian images)',
+      ok: mmdebstrap,
+      optional: true,
+      detail: mmdebstrap ? 'installed' : 'not installed: the debian images cannot be built',
+      fix: 'apt-get install -y mmdebstrap',
+    },
+  ];
+  for (const profile of imageProfiles()) {
+    if (profile.kind !== 'root') continue;
+    const status = debianImageStatus(profile.name);
+    items.push({
+      name: `image debian:${profile.name}`,
+      ok: status.built,
+      optional: true,
+      detail: status.built ? `built (key ${status.key})` : 'not built',
+      fix: `intercode image build ${profile.name}`,
+    });
+  }
   return items;
 }

@@ -4,6 +4,7 @@ import { SandboxError } from '../../core/errors.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
 import { trackForExit } from '../exit-cleanup.js';
 import { prepareHostImage } from '../host-image.js';
+import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
 import { currentOwner, isOwnerAlive } from '../owner.js';
 import { reapStaleRuntimeDirs, runtimeDir } from '../runtime-dir.js';
 import {
@@ -16,7 +17,7 @@ import {
   type SandboxSpec,
 } from '../sandbox.js';
 import { checkBwrap } from './bwrap-check.js';
-import { BwrapSandbox, newSandboxId } from './bwrap-sandbox.js';
+import { BwrapSandbox, type BwrapSandboxConfig, newSandboxId } from './bwrap-sandbox.js';
 import { MountHelper } from './mount-helper.js';
 
 /** Debian's interpreter starts ten times faster than a pyenv shim; prefer it. */
@@ -26,7 +27,7 @@ export function hostPython(): string {
 
 interface ImageLayout {
   readonly lowers: readonly string[];
-  readonly binds: readonly string[];
+  readonly binds: BwrapSandboxConfig['binds'];
 }
 
 let warnedNoCgroups = false;
@@ -78,9 +79,18 @@ export class BwrapProvider implements SandboxProvider {
         throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${path}`);
       return { lowers: [...layers, path], binds: [] };
     }
+    const profile = debianProfileOf(image);
+    if (profile !== null) {
+      // A built Debian root (never built here: that takes a minute), its /usr read-only as on the host.
+      const debian = builtDebianImage(profile);
+      return {
+        lowers: [...layers, debian.rootfs],
+        binds: [{ source: join(debian.rootfs, 'usr'), target: '/usr' }],
+      };
+    }
     throw new SandboxError(
       'SANDBOX_INVALID_SPEC',
-      `unknown image "${image}" (known: host, dir:/path/to/rootfs)`,
+      `unknown image "${image}" (known: host, debian, debian:<profile>, dir:/path/to/rootfs)`,
     );
   }
 

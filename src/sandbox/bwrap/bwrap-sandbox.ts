@@ -10,6 +10,7 @@ import type {
   FileChange,
   Sandbox,
   SandboxLimits,
+  SandboxProcess,
   SandboxStats,
   ShellSession,
 } from '../sandbox.js';
@@ -23,8 +24,8 @@ export interface BwrapSandboxConfig {
   readonly dir: string;
   /** Read-only layers, top first. */
   readonly lowers: readonly string[];
-  /** Host directories bound read-only at the same path. */
-  readonly binds: readonly string[];
+  /** Host directories bound read-only: at the same path, or `{ source, target }`. */
+  readonly binds: readonly (string | { readonly source: string; readonly target: string })[];
   readonly limits: SandboxLimits;
   readonly cgroup: Cgroup | null;
   readonly env: Readonly<Record<string, string>>;
@@ -81,7 +82,10 @@ export class BwrapSandbox implements Sandbox {
   #bwrapArgs(cwd: string, env: Readonly<Record<string, string>>): string[] {
     const root = process.getuid?.() === 0;
     const args = ['--bind', join(this.#config.dir, 'root'), '/'];
-    for (const bind of this.#config.binds) args.push('--ro-bind', bind, bind);
+    for (const bind of this.#config.binds) {
+      if (typeof bind === 'string') args.push('--ro-bind', bind, bind);
+      else args.push('--ro-bind', bind.source, bind.target);
+    }
     args.push('--proc', '/proc', '--dev', '/dev');
     args.push('--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try');
     if (!root) args.push('--unshare-user');
@@ -149,6 +153,26 @@ export class BwrapSandbox implements Sandbox {
 
   openSession(): Promise<ShellSession> {
     return this.#openSession();
+  }
+
+  async spawn(
+    command: readonly string[],
+    options: Pick<ExecOptions, 'cwd' | 'env'> = {},
+  ): Promise<SandboxProcess> {
+    const script = `${this.#prelude()}; exec "$@"`;
+    const box = await this.#launch(
+      ['bash', '--norc', '--noprofile', '-c', script, 'intercode-spawn', ...command],
+      options.cwd ?? this.#config.cwd,
+      options.env ?? {},
+      true,
+    );
+    return {
+      stdin: box.stdin,
+      stdout: box.stdout,
+      stderr: box.stderr,
+      exited: box.exited,
+      kill: () => box.kill(),
+    };
   }
 
   /** Runs a command in its own process tree and collects raw bytes. */

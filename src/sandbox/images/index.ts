@@ -1,0 +1,5 @@
+export * from './apt-sources.js';
+export * from './debian-image.js';
+export * from './image-identity.js';
+export * from './image-profiles.js';
+export * from './installed-packages.js';
