@@ -1,0 +1,642 @@
+/**
+ * Source of the Python driver: the program that runs inside a sandbox as
+ * `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
+ *
+ * Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
+ * workers: the agent's interpreter (fresh globals after every reset), a throw-away copy of it for
+ * the tests of a submission, or a throw-away fresh interpreter for the gold solution. User code only
+ * ever runs in a worker.
+ *
+ * Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
+ * /dev/null): the host first writes a random nonce line, then both sides exchange frames
+ * `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}`, `{"op":"ping"}`,
+ * `{"op":"run","target":"agent"|"copy"|"fresh","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`;
+ * a run answers `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`.
+ *
+ * Worker protocol: a private socket pair (fd 1002) with 4-byte length-prefixed JSON; the worker's
+ * fd 1 and 2 are restored to private pipes (fds 1003/1004) before every code, so nothing user code
+ * does to sys.stdout, fd 1 or fd 2 can reach the host channel; the driver reads the pipes, keeps at
+ * most `cap` bytes (head and tail) and strips them as upstream did. A timeout first interrupts the
+ * code (KeyboardInterrupt, state kept) and kills every other process of the sandbox; if the code does
+ * not stop within the grace period, the worker is killed and a fresh one started (`restarted`).
+ *
+ * Safety: the driver kills every other process of its pid namespace on reset, so it refuses to run
+ * unless the host says it is contained and it sees a fresh pid namespace.
+ */
+export const PYTHON_DRIVER_SOURCE = String.raw`
+import ast, builtins, io, json, os, select, signal, socket, struct, sys, time
+
+# Modules user code often imports: loaded once here, so a worker forked from this process finds
+# them in sys.modules and importing them costs nothing.
+import bisect, collections, copy, functools, heapq, itertools, math, operator, random, re, string  # noqa
+
+CONFIG = json.loads(sys.argv[1])
+
+
+def fresh_pid_namespace():
+    # A sandbox's own pid namespace numbers from 1 and holds only its init and this program at start.
+    pids = [int(name) for name in os.listdir('/proc') if name.isdigit()]
+    return os.getpid() < 100 and len(pids) < 16
+
+
+# This program kills every other process of its pid namespace on reset: never outside a sandbox.
+if not (CONFIG.get('contained') and fresh_pid_namespace()):
+    sys.stderr.write('intercode python driver: refusing to run outside a fresh pid namespace\n')
+    os._exit(2)
+
+HOST_IN, HOST_OUT = 1000, 1001
+CTL, OUT_W, ERR_W, NULL = 1002, 1003, 1004, 1005
+MAX_FRAME = 64 * 1024 * 1024
+
+os.dup2(0, HOST_IN)
+os.dup2(1, HOST_OUT)
+_null = os.open('/dev/null', os.O_RDWR)
+os.dup2(_null, 0)
+os.dup2(_null, 1)
+os.close(_null)
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def read_exact(fd, n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b''.join(chunks)
+
+
+def read_line(fd, limit=200):
+    line = bytearray()
+    while not line.endswith(b'\n'):
+        chunk = os.read(fd, 1)
+        if not chunk:
+            raise EOFError
+        line += chunk
+        if len(line) > limit:
+            raise ValueError('frame header too long')
+    return bytes(line[:-1])
+
+
+NONCE = read_line(HOST_IN).decode()
+
+
+def host_recv():
+    nonce, _, size = read_line(HOST_IN).decode().partition(' ')
+    if nonce != NONCE or not size.isdigit() or int(size) > MAX_FRAME:
+        raise ValueError('bad frame from host')
+    return json.loads(read_exact(HOST_IN, int(size)))
+
+
+def host_send(obj):
+    data = json.dumps(obj).encode()
+    write_all(HOST_OUT, b'%s %d\n' % (NONCE.encode(), len(data)) + data)
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def pack(obj):
+    data = json.dumps(obj).encode()
+    return struct.pack('>I', len(data)) + data
+
+
+# ---------------------------------------------------------------- worker (runs user code)
+
+
+def wrap_rule(code):
+    """Upstream's rule: print the value of an expression action."""
+    tree = ast.parse(code.strip())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.Import)):
+            return code
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == 'print':
+            return code
+    if code.strip().startswith('assert'):
+        return code
+    return 'print(%s)' % code
+
+
+def describe(error):
+    try:
+        text = str(error)
+    except BaseException:
+        text = '<unprintable %s>' % type(error).__name__
+    if isinstance(error, Exception):
+        return 'Error: ' + text
+    # SystemExit, KeyboardInterrupt and friends: upstream had no defined answer; name the type.
+    return 'Error: %s%s' % (type(error).__name__, ': ' + text if text else '')
+
+
+def worker_main():
+    me = os.getpid()
+    state = {'globals': {'__name__': '__main__', '__builtins__': builtins}, 'me': me}
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit = CONFIG.get('memory_bytes')
+    if limit:
+        try:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ValueError, OSError):
+            pass
+    ctl = socket.socket(fileno=CTL)
+    reader = ctl.makefile('rb')
+
+    def send(obj):
+        ctl.sendall(pack(obj))
+
+    while True:
+        header = reader.read(4)
+        if len(header) < 4:
+            os._exit(0)
+        request = json.loads(reader.read(struct.unpack('>I', header)[0]))
+        if request.get('isolated'):
+            pid = os.fork()
+            if pid:
+                _, status = os.waitpid(pid, 0)
+                send({'k': 'forkdone', 'status': status})
+                continue
+            os.setpgid(0, 0)
+            state['me'] = os.getpid()
+            send({'k': 'pid', 'pid': state['me']})
+            run_batch(request, state, send)
+            os._exit(0)
+        run_batch(request, state, send)
+
+
+def run_batch(request, state, send):
+    for index, code in enumerate(request['codes']):
+        result = run_one(code, request.get('wrap', False), state)
+        if os.getpid() != state['me']:
+            os._exit(0)  # a process the user code forked came back here: it has no business in the loop
+        result['k'] = 'r'
+        result['i'] = index
+        send(result)
+    send({'k': 'end'})
+
+
+def reap_killed_children():
+    # Children of the user code that the driver's sweep killed (SIGKILL) stay zombies of this process,
+    # holding process slots, until someone waits for them; other children are the user's to wait for.
+    try:
+        with open('/proc/self/task/%d/children' % os.getpid()) as listing:
+            children = listing.read().split()
+    except OSError:
+        return
+    for child in children:
+        try:
+            with open('/proc/%s/stat' % child) as stat:
+                fields = stat.read().rsplit(')', 1)[1].split()
+            if fields[0] == 'Z' and int(fields[49]) == signal.SIGKILL:
+                os.waitpid(int(child), os.WNOHANG)
+        except (OSError, ValueError, IndexError):
+            pass
+
+
+def run_one(code, wrap, state):
+    reap_killed_children()
+    try:
+        os.dup2(OUT_W, 1)
+        os.dup2(ERR_W, 2)
+        os.dup2(NULL, 0)
+    except OSError:
+        return {'broken': 'the interpreter lost its output channels'}
+    out = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, 'w', closefd=False), 65536), encoding='utf-8', errors='backslashreplace')
+    err = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, 'w', closefd=False), 65536), encoding='utf-8', errors='backslashreplace')
+    sys.stdout, sys.stderr = out, err
+    result = {}
+    try:
+        if wrap and not code.strip().startswith('def '):
+            try:
+                code = wrap_rule(code)
+            except BaseException as error:
+                return {'action_error': 'Error executing action: %s' % (error,)}
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            exec(code, state['globals'])
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except BaseException as error:
+        if os.getpid() != state['me']:
+            os._exit(0)
+        result = {'exc': describe(error)}
+    finally:
+        for stream in (out, err):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+    return result
+
+
+# ---------------------------------------------------------------- zygote (talks to the host)
+
+
+class Worker:
+    def __init__(self, pid, ctl, out_r, err_r):
+        self.pid, self.ctl, self.out_r, self.err_r = pid, ctl, out_r, err_r
+        self.buffer = b''
+
+    def close(self):
+        for fd in (self.out_r, self.err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.ctl.close()
+
+
+def spawn_worker():
+    zygote_end, worker_end = socket.socketpair()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            os.dup2(worker_end.fileno(), CTL)
+            os.dup2(out_w, OUT_W)
+            os.dup2(err_w, ERR_W)
+            null = os.open('/dev/null', os.O_RDWR)
+            os.dup2(null, NULL)
+            os.closerange(3, CTL)
+            os.closerange(NULL + 1, 65536)
+            worker_main()
+        finally:
+            os._exit(70)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    worker_end.close()
+    os.close(out_w)
+    os.close(err_w)
+    for fd in (out_r, err_r):
+        os.set_blocking(fd, False)
+    return Worker(pid, zygote_end, out_r, err_r)
+
+
+class Capture:
+    """Keeps the first and the last half of the cap, counts the rest."""
+
+    def __init__(self, cap):
+        self.half = max(1, cap // 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def push(self, data):
+        self.total += len(data)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self):
+        tail = bytes(self.tail[-self.half:]) if len(self.tail) > self.half else bytes(self.tail)
+        dropped = self.total - len(self.head) - len(tail)
+        head = bytes(self.head).decode('utf-8', 'replace')
+        if dropped <= 0:
+            return (head + tail.decode('utf-8', 'replace')).strip(), False
+        marker = '\n[... %d bytes of output omitted: %d bytes in total ...]\n' % (dropped, self.total)
+        return (head + marker + tail.decode('utf-8', 'replace')).strip(), True
+
+
+def drain(fd, capture, budget=8 << 20):
+    while budget > 0:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        if not data:
+            return False
+        capture.push(data)
+        budget -= len(data)
+    return True
+
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def others(keep):
+    pids = []
+    for name in os.listdir('/proc'):
+        if name.isdigit():
+            pid = int(name)
+            if pid not in keep:
+                pids.append(pid)
+    return pids
+
+
+def kill_others(keep):
+    """Kills every process of the sandbox except those in keep (and init); False when they keep coming."""
+    keep = set(keep) | {1, os.getpid()}
+    for _ in range(50):
+        pids = others(keep)
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reap()
+        time.sleep(0.002)
+    return False
+
+
+def kill_everything():
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        reap()
+        if not others({1, os.getpid()}):
+            return
+        time.sleep(0.002)
+
+
+def exit_text(status):
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = 'signal %d' % number
+        hint = ' (out of memory?)' if number == signal.SIGKILL else ''
+        return 'the interpreter was killed by %s%s' % (name, hint)
+    return 'the interpreter exited with code %d' % os.WEXITSTATUS(status) if os.WIFEXITED(status) else 'the interpreter stopped'
+
+
+agent = None
+
+
+def fresh_agent():
+    global agent
+    if agent is not None:
+        agent.close()
+        agent = None
+    kill_everything()
+    agent = spawn_worker()
+
+
+def run(request):
+    """Runs codes in the agent worker, a copy of it (isolated) or a fresh worker; one result per code."""
+    global agent
+    target = request['target']
+    codes = request['codes']
+    limits = request['timeout']
+    limits = [float(limit) for limit in limits] if isinstance(limits, list) else [float(limits)] * len(codes)
+    timeout = limits[0] if limits else 1.0
+    grace = float(request.get('grace', 1.0))
+    cap = int(request['cap'])
+    if target == 'fresh':
+        worker = spawn_worker()
+    else:
+        if agent is None:
+            fresh_agent()
+        worker = agent
+    message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy'}
+    try:
+        worker.ctl.sendall(pack(message))
+    except OSError:
+        pass
+    results = []
+    lost = None  # why the worker (or the copy) is gone
+    runner = worker.pid if target != 'copy' else None
+    out, err = Capture(cap), Capture(cap)
+    began = time.time()
+    deadline = began + timeout
+    interrupted = False
+    stray = False  # a timeout happened: processes the code started may still be running
+    streams = [worker.ctl, worker.out_r, worker.err_r]
+    pidfd = None
+    if target != 'copy':
+        try:
+            pidfd = os.pidfd_open(worker.pid)
+            streams.append(pidfd)
+        except (AttributeError, OSError):
+            pidfd = None
+    finished = False
+    while not finished:
+        wait = max(0.0, deadline - time.time())
+        try:
+            ready, _, _ = select.select(streams, [], [], wait)
+        except InterruptedError:
+            continue
+        if worker.out_r in ready and not drain(worker.out_r, out):
+            streams.remove(worker.out_r)
+        if worker.err_r in ready and not drain(worker.err_r, err):
+            streams.remove(worker.err_r)
+        if pidfd is not None and pidfd in ready and worker.ctl not in ready:
+            lost = 'died'
+            break
+        if worker.ctl in ready:
+            try:
+                data = worker.ctl.recv(1 << 20)
+            except OSError:
+                data = b''
+            if not data:
+                lost = 'eof'
+                break
+            worker.buffer += data
+            while len(worker.buffer) >= 4:
+                size = struct.unpack('>I', worker.buffer[:4])[0]
+                if size > MAX_FRAME:
+                    lost = 'garbage'
+                    break
+                if len(worker.buffer) < 4 + size:
+                    break
+                try:
+                    msg = json.loads(worker.buffer[4:4 + size])
+                except ValueError:
+                    msg = {'k': 'garbage'}
+                worker.buffer = worker.buffer[4 + size:]
+                kind = msg.get('k') if isinstance(msg, dict) else None
+                if kind == 'pid' and runner is None:
+                    runner = int(msg['pid'])
+                elif kind == 'r' and len(results) < len(codes):
+                    drain(worker.out_r, out)
+                    drain(worker.err_r, err)
+                    results.append(make_result(msg, out, err, interrupted, timeout))
+                    results[-1]['ms'] = (time.time() - began) * 1000
+                    out, err = Capture(cap), Capture(cap)
+                    timeout = limits[min(len(results), len(limits) - 1)]
+                    began = time.time()
+                    deadline = began + timeout
+                    interrupted = False
+                    if msg.get('broken'):
+                        lost = 'broken'
+                elif kind == 'end':
+                    if target != 'copy':
+                        finished = True
+                elif kind == 'forkdone':
+                    if len(results) < len(codes):
+                        lost = 'copy'
+                    finished = True
+                else:
+                    lost = 'garbage'
+                if lost or finished:
+                    break
+            if lost:
+                break
+        if time.time() >= deadline and not finished:
+            if not interrupted and runner is not None:
+                interrupted = True
+                stray = True
+                kill_others({runner} | ({agent.pid} if agent is not None else set()))
+                try:
+                    os.kill(runner, signal.SIGINT)
+                except OSError:
+                    pass
+                deadline = time.time() + grace
+            else:
+                lost = 'timeout'
+                break
+    if pidfd is not None:
+        os.close(pidfd)
+    if stray and not lost:
+        # What the interrupted code forked after the first sweep (a fork bomb's survivors).
+        kill_others({worker.pid, runner} | ({agent.pid} if agent is not None else set()))
+    note = None
+    restarted = False
+    if lost:
+        drain(worker.out_r, out)
+        drain(worker.err_r, err)
+        why = None
+        if lost == 'timeout':
+            why = 'the action timed out after %g s and was killed' % timeout
+        elif lost in ('broken', 'garbage'):
+            why = 'the interpreter lost its control channel'
+        if target == 'copy':
+            if runner is not None:
+                try:
+                    os.killpg(runner, signal.SIGKILL)
+                except OSError:
+                    pass
+            if lost != 'copy':
+                # Wait for the agent worker to report its copy gone; if it cannot, restart it.
+                if not wait_forkdone(worker, 5.0):
+                    fresh_agent()
+                    restarted = True
+            why = why or 'the test process died'
+        else:
+            status = None
+            try:
+                os.killpg(worker.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                _, status = os.waitpid(worker.pid, 0)
+            except ChildProcessError:
+                pass
+            if why is None:
+                why = exit_text(status) if status is not None else 'the interpreter stopped'
+            if target == 'agent':
+                fresh_agent()
+                restarted = True
+        if len(results) < len(codes):
+            text, truncated = out.text()
+            results.append({'output': text if lost == 'timeout' else None, 'error': 'Error: ' + why, 'ok': False,
+                            'timed_out': lost == 'timeout', 'truncated': truncated, 'died': True})
+        while len(results) < len(codes):
+            results.append({'output': None, 'error': 'Error: not run: ' + why, 'ok': False, 'died': True})
+        note = why
+    if target == 'fresh':
+        worker.close()
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(worker.pid, 0)
+        except ChildProcessError:
+            pass
+    reap()
+    return {'results': results, 'restarted': restarted, 'note': note}
+
+
+def wait_forkdone(worker, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        ready, _, _ = select.select([worker.ctl], [], [], max(0.0, deadline - time.time()))
+        if not ready:
+            continue
+        data = worker.ctl.recv(1 << 20)
+        if not data:
+            return False
+        worker.buffer += data
+        while len(worker.buffer) >= 4:
+            size = struct.unpack('>I', worker.buffer[:4])[0]
+            if len(worker.buffer) < 4 + size:
+                break
+            msg = worker.buffer[4:4 + size]
+            worker.buffer = worker.buffer[4 + size:]
+            if b'"forkdone"' in msg:
+                return True
+    return False
+
+
+def make_result(msg, out, err, interrupted, timeout):
+    out_text, out_cut = out.text()
+    err_text, err_cut = err.text()
+    result = {'truncated': out_cut or err_cut, 'raw_output': out_text, 'bytes': out.total + err.total}
+    if 'action_error' in msg:
+        result.update(output=None, error=msg['action_error'], ok=False, action_error=True)
+    elif 'exc' in msg:
+        error = msg['exc']
+        if interrupted:
+            error = 'Error: the action timed out after %g s and was interrupted' % timeout
+        result.update(output=None, error=error, ok=False)
+    elif 'broken' in msg:
+        result.update(output=None, error='Error: ' + msg['broken'], ok=False)
+    else:
+        result.update(output=out_text, error=err_text, ok=True)
+    if interrupted:
+        result['timed_out'] = True
+        result['output'] = out_text
+    return result
+
+
+def main():
+    host_send({'ready': True, 'pid': os.getpid()})
+    while True:
+        try:
+            request = host_recv()
+        except EOFError:
+            kill_everything()
+            os._exit(0)
+        op = request.get('op')
+        if op == 'reset':
+            fresh_agent()
+            host_send({'ok': True})
+        elif op == 'run':
+            host_send(run(request))
+        elif op == 'ping':
+            host_send({'ok': True})
+        else:
+            host_send({'error': 'unknown op %r' % (op,)})
+
+
+main()
+`;

@@ -1,0 +1,366 @@
+import type { Action } from '../../core/action.js';
+import { toAction } from '../../core/action.js';
+import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
+import { EnvError } from '../../core/errors.js';
+import type { Dataset, Task } from '../../core/task.js';
+import type { Sandbox, SandboxProvider } from '../../sandbox/sandbox.js';
+import { skipStep } from '../control-steps.js';
+import { pickTask } from '../task-picker.js';
+import { referenceFunctionName, submitName, submittedFunctionName } from './function-names.js';
+import { mbppScore } from './mbpp-reward.js';
+import { type CodeResult, InterpreterLost, PythonInterpreter, type RunReply } from './python-interpreter.js';
+
+export interface PythonEnvOptions {
+  readonly dataset: Dataset;
+  readonly provider: SandboxProvider;
+  /** Sandbox image holding /usr/bin/python3, default `host`. */
+  readonly image?: string;
+  /** Time limit of one agent action and of each test of a submission (upstream had none; 10 s). */
+  readonly actionTimeoutMs?: number;
+  /** Time limit of each step of the gold run (a gold that exceeds it is flagged corrupt). */
+  readonly goldTimeoutMs?: number;
+  /** Output cap per action (head and tail kept), default 1 MiB. */
+  readonly maxOutputBytes?: number;
+  /** Address-space limit of each interpreter process, default 768 MiB (the sandbox has 1 GiB). */
+  readonly memoryBytes?: number;
+  /**
+   * `fixed` (default): a submission's tests run in a throw-away copy of the agent's interpreter and
+   * the gold in a separate sandbox. `upstream`: as the original did, the tests run in the agent's
+   * interpreter itself, which is then reset and loaded with the setup code, the gold and its tests:
+   * the gold's functions stay there for the agent's next turns (how recorded runs scored 1.0 after
+   * a def that failed to compile, when the gold's function had the same name).
+   */
+  readonly compat?: 'fixed' | 'upstream';
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_GOLD_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+const DEFAULT_MEMORY = 768 * 1024 * 1024;
+const RESTARTED = '[the interpreter was restarted: the variables and functions defined so far are gone]';
+
+/** A sandbox with its interpreter (none until started, or after it died). */
+interface Box {
+  readonly sandbox: Sandbox;
+  interpreter: PythonInterpreter | undefined;
+  /** Code ran since the file system was last checked against the image. */
+  used: boolean;
+}
+
+/** What the gold function did on the task's tests, in a fresh interpreter of the evaluation sandbox. */
+interface GoldRun {
+  readonly results: readonly CodeResult[];
+  /** Time the setup code took, milliseconds. */
+  readonly setupMs?: number;
+  readonly corrupt: boolean;
+  readonly reason?: string;
+}
+
+/** The task's tests (`assert …` strings) and setup code, as MBPP has them. */
+function testsOf(task: Task): string[] {
+  const tests = task.meta.tests;
+  return Array.isArray(tests) ? tests.map(String) : [];
+}
+
+function setupOf(task: Task): string {
+  const setup = task.meta.test_setup_code;
+  return typeof setup === 'string' ? setup : '';
+}
+
+function goldOf(task: Task): string {
+  if (task.gold === undefined) return '';
+  return typeof task.gold === 'string' ? task.gold : task.gold.join('\n');
+}
+
+/** Upstream's observation: the output and the error; only the error when the code raised. */
+export function observationText(result: CodeResult, restarted: boolean): string {
+  const text =
+    result.output === null
+      ? result.error
+      : [result.output, result.error].filter((part) => part !== '').join('\n');
+  return restarted ? (text === '' ? RESTARTED : `${text}\n${RESTARTED}`) : text;
+}
+
+/**
+ * The Python environment (MBPP): a persistent Python 3 interpreter in a sandbox, driven over a framed
+ * protocol (`python-driver-source.ts`). Actions run as upstream ran them (a `def` as is, an expression
+ * printed); the gold runs in a fresh interpreter of a separate evaluation sandbox; a submission's
+ * tests run in a throw-away copy of the agent's interpreter, so scoring never changes its state.
+ */
+export class PythonEnv implements Env {
+  readonly #options: PythonEnvOptions;
+  #boxes: Promise<{ agent: Box; evaluator: Box }> | undefined;
+  #task: Task | undefined;
+  #gold: Promise<GoldRun> | undefined;
+  /** Function named by the last code action when it was a `def` (what Try Again submits). */
+  #lastDefined: string | undefined;
+  #closed = false;
+
+  constructor(options: PythonEnvOptions) {
+    this.#options = options;
+  }
+
+  get task(): Task | undefined {
+    return this.#task;
+  }
+
+  get #timeoutMs(): number {
+    return this.#options.actionTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  get #maxOutputBytes(): number {
+    return this.#options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  }
+
+  #ensureBoxes(): Promise<{ agent: Box; evaluator: Box }> {
+    if (!this.#boxes) {
+      const spec = {
+        image: this.#options.image ?? 'host',
+        timeoutMs: this.#timeoutMs,
+        maxOutputBytes: this.#maxOutputBytes,
+      };
+      const boxes = Promise.all([
+        this.#options.provider.create({ ...spec, label: 'python-agent' }),
+        this.#options.provider.create({ ...spec, label: 'python-eval' }),
+      ]).then(([agent, evaluator]) => ({
+        agent: { sandbox: agent, interpreter: undefined, used: false } as Box,
+        evaluator: { sandbox: evaluator, interpreter: undefined, used: false } as Box,
+      }));
+      this.#boxes = boxes;
+      boxes.catch(() => {
+        if (this.#boxes === boxes) this.#boxes = undefined;
+      });
+    }
+    return this.#boxes;
+  }
+
+  /** The box's interpreter, started again when it is gone. */
+  async #interpreter(box: Box): Promise<PythonInterpreter> {
+    if (box.interpreter?.alive) return box.interpreter;
+    box.interpreter?.close();
+    box.interpreter = await PythonInterpreter.start(box.sandbox, {
+      memoryBytes: this.#options.memoryBytes ?? DEFAULT_MEMORY,
+    });
+    return box.interpreter;
+  }
+
+  /** Runs codes; a lost interpreter is started again and its codes reported as not run. */
+  async #run(
+    box: Box,
+    target: 'agent' | 'copy' | 'fresh',
+    codes: readonly string[],
+    wrap: boolean,
+    timeoutMs: number | readonly number[],
+  ): Promise<RunReply> {
+    const interpreter = await this.#interpreter(box);
+    box.used = true;
+    try {
+      return await interpreter.run(target, codes, { wrap, timeoutMs, maxOutputBytes: this.#maxOutputBytes });
+    } catch (error) {
+      if (!(error instanceof InterpreterLost)) throw error;
+      interpreter.close();
+      box.interpreter = undefined;
+      await this.#interpreter(box);
+      const result: CodeResult = { output: null, error: `Error: ${error.message}`, ok: false, died: true };
+      return { results: codes.map(() => result), restarted: true, note: error.message };
+    }
+  }
+
+  async #runGold(box: Box, task: Task, target: 'fresh' | 'agent' = 'fresh'): Promise<GoldRun> {
+    const gold = goldOf(task);
+    const tests = testsOf(task);
+    if (gold === '' || tests.length === 0) {
+      return { results: [], corrupt: true, reason: 'the task has no gold code or no tests' };
+    }
+    const reply = await this.#run(
+      box,
+      target,
+      [setupOf(task), gold, ...tests],
+      false,
+      this.#options.goldTimeoutMs ?? DEFAULT_GOLD_TIMEOUT_MS,
+    );
+    const [setup, definition, ...results] = reply.results;
+    const setupMs = setup?.ms ?? 0;
+    const failed = [setup, definition, ...results].findIndex((result) => !result?.ok);
+    if (failed < 0) return { results, setupMs, corrupt: false };
+    const step = failed === 0 ? 'test setup code' : failed === 1 ? 'gold code' : `test ${failed - 1}`;
+    return {
+      results,
+      setupMs,
+      corrupt: true,
+      reason: `the gold fails its own tests: ${step}: ${reply.results[failed]?.error ?? 'not run'}`,
+    };
+  }
+
+  /** A clean agent interpreter: fresh globals; a fresh file system too when code changed it. */
+  async #freshAgent(box: Box): Promise<void> {
+    if (box.used && (await box.sandbox.diff()).length > 0) {
+      box.interpreter?.close();
+      box.interpreter = undefined;
+      await box.sandbox.reset();
+    }
+    box.used = false;
+    const interpreter = await this.#interpreter(box);
+    try {
+      await interpreter.reset();
+    } catch (error) {
+      if (!(error instanceof InterpreterLost)) throw error;
+      box.interpreter = undefined;
+      await this.#interpreter(box);
+    }
+  }
+
+  async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
+    const task = pickTask(this.#options.dataset.tasks, options);
+    const started = performance.now();
+    // A previous gold run may still be going in the evaluation sandbox: let it finish first.
+    await this.#gold?.catch(() => undefined);
+    const { agent, evaluator } = await this.#ensureBoxes();
+    this.#task = task;
+    this.#lastDefined = undefined;
+    this.#gold = this.#runGold(evaluator, task);
+    this.#gold.catch(() => {});
+    await this.#freshAgent(agent);
+    return {
+      observation: { text: task.query, durationMs: performance.now() - started },
+      info: { taskId: task.id, index: task.index, query: task.query, gold: task.gold },
+    };
+  }
+
+  async #require(): Promise<{ agent: Box; task: Task }> {
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
+    if (!this.#boxes || !this.#task) throw new EnvError('ENV_RESET_NEEDED', 'call reset() before step()');
+    return { agent: (await this.#boxes).agent, task: this.#task };
+  }
+
+  async step(input: Action | string): Promise<StepResult> {
+    const { agent } = await this.#require();
+    const action = toAction(input);
+    if (action.type === 'skip') return skipStep();
+    if (action.type === 'submit') return this.#submit(action.answer);
+    const started = performance.now();
+    this.#lastDefined = submittedFunctionName(action.code);
+    const reply = await this.#run(agent, 'agent', [action.code], true, this.#timeoutMs);
+    const result = reply.results[0]!;
+    const observation: Observation = {
+      text: observationText(result, reply.restarted),
+      durationMs: performance.now() - started,
+      ...(result.truncated ? { truncated: { originalBytes: result.bytes ?? 0 } } : {}),
+      ...(result.timed_out ? { timedOut: true } : {}),
+    };
+    return {
+      observation,
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: {
+        admissible: result.ok && result.error === '',
+        output: result.output,
+        error: result.error,
+        ...(reply.restarted ? { sessionRestarted: true } : {}),
+      },
+    };
+  }
+
+  async #submit(answer: string | undefined): Promise<StepResult> {
+    const started = performance.now();
+    const name = submitName(answer);
+    if (name === undefined) {
+      return {
+        observation: {
+          text: 'submit needs the name of the function to test: submit <function-name>',
+          durationMs: 0,
+        },
+        reward: 0,
+        terminated: true,
+        truncated: false,
+        info: { admissible: false, score: { value: 0, details: { reason: 'no function name' } } },
+      };
+    }
+    const score = await this.#evaluate(name);
+    const details = score.details as { testsAgreeing?: number; testsPassed?: number } | undefined;
+    const total = score.parts?.tests ?? 0;
+    const text = `submitted ${name}: ${details?.testsAgreeing ?? 0} of ${total} tests agree with the reference solution (${details?.testsPassed ?? 0} passed)`;
+    return {
+      observation: { text, durationMs: performance.now() - started },
+      reward: score.value,
+      terminated: true,
+      truncated: false,
+      info: { admissible: true, score },
+    };
+  }
+
+  /**
+   * Upstream's MBPP reward for the function `name`: bind the gold's function name to it, run the
+   * setup code and each test (here in a copy of the agent's interpreter), compare each result with
+   * the gold's.
+   */
+  async #evaluate(name: string): Promise<Score> {
+    const { agent, task } = await this.#require();
+    const reference = referenceFunctionName(goldOf(task));
+    const tests = testsOf(task);
+    const bind = reference === undefined ? '' : `${reference} = ${name}`;
+    const upstream = this.#options.compat === 'upstream';
+    const goldRun = upstream ? undefined : await this.#gold!;
+    // Upstream had no time limit here. Each code gets the action limit, or 5 times what the gold's
+    // run of it took (plus a second) when that is longer: a slow gold test does not fail by load.
+    const scaled = (ms: number | undefined) => Math.max(this.#timeoutMs, 5 * (ms ?? 0) + 1000);
+    const limits = [
+      this.#timeoutMs,
+      scaled(goldRun?.setupMs),
+      ...tests.map((_, i) => scaled(goldRun?.results[i]?.ms)),
+    ];
+    const reply = await this.#run(
+      agent,
+      upstream ? 'agent' : 'copy',
+      [bind, setupOf(task), ...tests],
+      false,
+      limits,
+    );
+    const gold = goldRun ?? (await this.#goldInAgent(agent, task));
+    return mbppScore(
+      tests,
+      reply.results.slice(2),
+      gold.results,
+      {
+        submittedFunction: name,
+        ...(reference !== undefined ? { referenceFunction: reference } : {}),
+        ...(gold.reason ? { goldProblem: gold.reason } : {}),
+      },
+      gold.corrupt,
+    );
+  }
+
+  /** Upstream's gold run: the agent's interpreter reset, then setup, gold and tests in it. */
+  async #goldInAgent(agent: Box, task: Task): Promise<GoldRun> {
+    const interpreter = await this.#interpreter(agent);
+    try {
+      await interpreter.reset();
+    } catch (error) {
+      if (!(error instanceof InterpreterLost)) throw error;
+      agent.interpreter = undefined;
+    }
+    return this.#runGold(agent, task, 'agent');
+  }
+
+  /** Try Again: the function of the last action when it was a `def`, as upstream auto-submitted; else 0. */
+  async score(): Promise<Score> {
+    await this.#require();
+    if (this.#lastDefined === undefined) {
+      return { value: 0, details: { reason: 'the last action defined no function' } };
+    }
+    return this.#evaluate(this.#lastDefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#gold?.catch(() => undefined);
+    const boxes = await this.#boxes?.catch(() => undefined);
+    this.#boxes = undefined;
+    if (!boxes) return;
+    for (const box of [boxes.agent, boxes.evaluator]) box.interpreter?.close();
+    await Promise.all([boxes.agent.sandbox.close(), boxes.evaluator.sandbox.close()]);
+  }
+}

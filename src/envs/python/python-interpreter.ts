@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { SandboxError } from '../../core/errors.js';
+import type { Sandbox, SandboxProcess } from '../../sandbox/sandbox.js';
+import { PYTHON_DRIVER_SOURCE } from './python-driver-source.js';
+
+/** What one piece of code did, as the driver reports it. */
+export interface CodeResult {
+  /** Standard output, stripped as upstream did; null when the code raised (upstream had no `output` then). */
+  readonly output: string | null;
+  /** `Error: <exception>` when the code raised, otherwise its stripped standard error. */
+  readonly error: string;
+  /** No exception, no timeout. */
+  readonly ok: boolean;
+  /** Standard output even when the code raised. */
+  readonly raw_output?: string;
+  /** Upstream's print-wrapping rule could not parse the action (`Error executing action: …`). */
+  readonly action_error?: boolean;
+  readonly timed_out?: boolean;
+  /** The output was longer than the cap: head and tail were kept. */
+  readonly truncated?: boolean;
+  /** Bytes written to stdout and stderr together. */
+  readonly bytes?: number;
+  /** The process running the code died (or was killed). */
+  readonly died?: boolean;
+  /** Time the code took, milliseconds. */
+  readonly ms?: number;
+}
+
+export interface RunReply {
+  readonly results: readonly CodeResult[];
+  /** The agent's interpreter was replaced by a fresh one: its globals are gone. */
+  readonly restarted: boolean;
+  /** Why the worker stopped, when it did. */
+  readonly note: string | null;
+}
+
+/** Where codes run: the agent's interpreter, a throw-away copy of it, or a fresh throw-away one. */
+export type RunTarget = 'agent' | 'copy' | 'fresh';
+
+export interface RunOptions {
+  /** Apply upstream's action rule (print the value of an expression) to each code. */
+  readonly wrap: boolean;
+  /** Time limit of each code, or one per code. */
+  readonly timeoutMs: number | readonly number[];
+  readonly maxOutputBytes: number;
+}
+
+export interface InterpreterOptions {
+  /** Address-space limit of each worker, bytes. */
+  readonly memoryBytes: number;
+}
+
+/** Time the driver gets to answer a request beyond the time limits of its codes. */
+const SLACK_MS = 15_000;
+/** How long an interrupted code may take to stop before its worker is killed. */
+const GRACE_S = 1;
+
+/** The driver stopped answering or died: the interpreter must be started again. */
+export class InterpreterLost extends Error {}
+
+/**
+ * The host side of the Python driver (see `python-driver-source.ts`): one process in a sandbox,
+ * one request at a time, answers matched by their per-process nonce and length.
+ */
+export class PythonInterpreter {
+  readonly #process: SandboxProcess;
+  readonly #nonce: string;
+  #buffer: Buffer = Buffer.alloc(0);
+  #pending: { resolve: (value: unknown) => void; reject: (error: Error) => void } | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #dead: string | undefined;
+  #stderr = '';
+
+  private constructor(process: SandboxProcess) {
+    this.#process = process;
+    this.#nonce = randomBytes(16).toString('hex');
+    process.stdout.on('data', (chunk: Buffer) => this.#onData(chunk));
+    process.stderr.on('data', (chunk: Buffer) => {
+      this.#stderr = (this.#stderr + chunk.toString()).slice(-2000);
+    });
+    process.stdin.on('error', () => {});
+    process.exited.then((code) => this.#lose(`the interpreter process exited (${code})${this.#why()}`));
+  }
+
+  static async start(sandbox: Sandbox, options: InterpreterOptions): Promise<PythonInterpreter> {
+    const config = JSON.stringify({ contained: true, memory_bytes: options.memoryBytes });
+    if (!sandbox.spawn) {
+      throw new SandboxError(
+        'SANDBOX_UNAVAILABLE',
+        `the ${sandbox.provider} sandbox backend cannot run the Python env (no long-running processes)`,
+      );
+    }
+    const process = await sandbox.spawn([
+      '/usr/bin/python3',
+      '-u',
+      '-I',
+      '-B',
+      '-c',
+      PYTHON_DRIVER_SOURCE,
+      config,
+    ]);
+    const interpreter = new PythonInterpreter(process);
+    process.stdin.write(`${interpreter.#nonce}\n`);
+    try {
+      await interpreter.#request(undefined, SLACK_MS);
+    } catch (error) {
+      interpreter.close();
+      throw new SandboxError(
+        'SANDBOX_START_FAILED',
+        `the Python interpreter did not start: ${(error as Error).message}`,
+      );
+    }
+    return interpreter;
+  }
+
+  get alive(): boolean {
+    return this.#dead === undefined;
+  }
+
+  #why(): string {
+    const last = this.#stderr.trim().split('\n').pop();
+    return last ? `: ${last}` : '';
+  }
+
+  #lose(reason: string): void {
+    if (this.#dead !== undefined) return;
+    this.#dead = reason;
+    this.#process.kill();
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending?.reject(new InterpreterLost(reason));
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    for (;;) {
+      const newline = this.#buffer.indexOf(10);
+      if (newline < 0) {
+        if (this.#buffer.length > 200) this.#lose('the interpreter sent a malformed frame');
+        return;
+      }
+      const [nonce, size] = this.#buffer.subarray(0, newline).toString().split(' ');
+      if (nonce !== this.#nonce || !/^\d+$/.test(size ?? '')) {
+        this.#lose('the interpreter sent a malformed frame');
+        return;
+      }
+      const end = newline + 1 + Number(size);
+      if (this.#buffer.length < end) return;
+      const body = this.#buffer.subarray(newline + 1, end).toString();
+      this.#buffer = this.#buffer.subarray(end);
+      const pending = this.#pending;
+      this.#pending = undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(body);
+      } catch {
+        this.#lose('the interpreter sent a malformed frame');
+        return;
+      }
+      if (!pending) {
+        this.#lose('the interpreter sent an unexpected frame');
+        return;
+      }
+      pending.resolve(value);
+    }
+  }
+
+  /** Sends one request (none: wait for the greeting) and waits at most `limitMs` for its answer. */
+  #request(message: object | undefined, limitMs: number): Promise<unknown> {
+    const task = this.#queue.then(
+      () =>
+        new Promise<unknown>((resolve, reject) => {
+          if (this.#dead !== undefined) {
+            reject(new InterpreterLost(this.#dead));
+            return;
+          }
+          const timer = setTimeout(() => this.#lose('the interpreter stopped answering'), limitMs);
+          this.#pending = {
+            resolve: (value) => {
+              clearTimeout(timer);
+              resolve(value);
+            },
+            reject: (error) => {
+              clearTimeout(timer);
+              reject(error);
+            },
+          };
+          if (message !== undefined) {
+            const data = Buffer.from(JSON.stringify(message));
+            this.#process.stdin.write(`${this.#nonce} ${data.length}\n`);
+            this.#process.stdin.write(data);
+          }
+        }),
+    );
+    this.#queue = task.catch(() => {});
+    return task;
+  }
+
+  /** Fresh globals: every process of the sandbox but the driver is killed, a new worker forked. */
+  async reset(): Promise<void> {
+    await this.#request({ op: 'reset' }, SLACK_MS);
+  }
+
+  async run(target: RunTarget, codes: readonly string[], options: RunOptions): Promise<RunReply> {
+    const limits =
+      typeof options.timeoutMs === 'number'
+        ? codes.map(() => options.timeoutMs as number)
+        : options.timeoutMs;
+    const timeout = limits.map((ms) => ms / 1000);
+    const limit = limits.reduce((sum, ms) => sum + ms + GRACE_S * 1000, 0) + SLACK_MS;
+    const reply = (await this.#request(
+      {
+        op: 'run',
+        target,
+        codes,
+        wrap: options.wrap,
+        timeout,
+        grace: GRACE_S,
+        cap: options.maxOutputBytes,
+      },
+      limit,
+    )) as RunReply;
+    if (!Array.isArray(reply?.results) || reply.results.length !== codes.length) {
+      this.#lose('the interpreter sent a malformed answer');
+      throw new InterpreterLost('the interpreter sent a malformed answer');
+    }
+    return reply;
+  }
+
+  close(): void {
+    this.#lose('closed');
+  }
+}

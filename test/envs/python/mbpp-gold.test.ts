@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Dataset } from '../../../src/core/task.js';
+import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
+import { createEnvRegistry } from '../../../src/envs/env-registry.js';
+import { PythonEnv } from '../../../src/envs/python/python-env.js';
+import { BwrapProvider } from '../../../src/sandbox/index.js';
+import { cleanup, MIRROR, tempDir } from '../../datasets/mirror-fixture.js';
+
+// A small MBPP subset played with the registered gold actions, on the upstream mirror.
+const made: string[] = [];
+const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
+const provider = new BwrapProvider();
+const goldActions = createEnvRegistry().get('python').goldActions;
+let dataset: Dataset;
+let env: PythonEnv;
+let available = false;
+
+beforeAll(async () => {
+  process.env.INTERCODE_CACHE_DIR = tempDir('mbpp-gold-cache', made);
+  process.env.INTERCODE_DATA_MIRROR = MIRROR;
+  dataset = await resolveDataset('mbpp/test');
+  available = (await provider.check()).ok;
+  env = new PythonEnv({ dataset, provider });
+}, 60_000);
+
+afterAll(async () => {
+  await env.close();
+  await provider.close();
+  process.env.INTERCODE_CACHE_DIR = saved.cache;
+  process.env.INTERCODE_DATA_MIRROR = saved.mirror;
+  cleanup(made);
+});
+
+async function playGold(id: string) {
+  const task = dataset.tasks.find((candidate) => candidate.id === id)!;
+  await env.reset({ taskId: id });
+  const actions = goldActions(task);
+  let last = await env.step(actions[0]!);
+  for (const action of actions.slice(1)) last = await env.step(action);
+  return { actions, last };
+}
+
+describe('MBPP gold subset', () => {
+  it.for(['1', '2', '3', '4', '5', '11', '18', '32', '157', '255', '600'])(
+    'task %s: the gold scores 1.0 and is not corrupt',
+    { timeout: 60_000 },
+    async (id, context) => {
+      if (!available) context.skip();
+      const { last } = await playGold(id);
+      expect(last.reward).toBe(1);
+      expect(last.info.score?.goldCorrupt).toBeUndefined();
+    },
+  );
+
+  it('sends a gold that starts with `from … import` with a leading import, so it is not print-wrapped', () => {
+    const task = dataset.tasks.find((candidate) => candidate.id === '157')!;
+    const [code, submit] = goldActions(task);
+    expect(code).toBe(`import builtins\n${task.gold as string}`);
+    expect(submit).toBe('submit encode_list');
+  });
+
+  it('flags task 367 corrupt: upstream runs its setup code (which needs the gold class) before the gold', async (context) => {
+    if (!available) context.skip();
+    const { last } = await playGold('367');
+    expect(last.reward).toBe(0);
+    expect(last.info.score).toMatchObject({ goldCorrupt: true });
+    expect((last.info.score!.details as { goldProblem: string }).goldProblem).toMatch(
+      /test setup code: Error: name 'Node'/,
+    );
+  }, 60_000);
+});
