@@ -5,6 +5,7 @@ export * from './agents/replay/replay-agent.js';
 export * from './core/index.js';
 export * from './datasets/index.js';
 export * from './envs/bash/bash-env.js';
+export * from './envs/define-environment.js';
 export * from './envs/env-registry.js';
 export * from './envs/sql/engine/create-sql-engine.js';
 export type * from './envs/sql/engine/sql-engine.js';

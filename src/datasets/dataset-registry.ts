@@ -3,13 +3,20 @@ import { Registry } from '../core/registry.js';
 import { ctfDataset } from './ctf-dataset.js';
 import type { DatasetSpec } from './dataset-spec.js';
 import { demoBashDataset } from './demo/demo-bash.js';
+import { demoCtfDataset } from './demo/demo-ctf.js';
+import { demoPythonDataset } from './demo/demo-python.js';
 import { demoSqlDataset } from './demo/demo-sql.js';
 import { mbppDataset } from './mbpp-dataset.js';
 import { nl2bashDatasets } from './nl2bash-datasets.js';
 import { sqlDatasets } from './sql-datasets.js';
 
 /** The built-in task sets shipped in the package; a new demo set is one more line here. */
-const DEMO_DATASETS: readonly (() => DatasetSpec)[] = [demoBashDataset, demoSqlDataset];
+const DEMO_DATASETS: readonly (() => DatasetSpec)[] = [
+  demoBashDataset,
+  demoSqlDataset,
+  demoCtfDataset,
+  demoPythonDataset,
+];
 
 /** The datasets intercode knows, in listing order. */
 export function builtinDatasets(): DatasetSpec[] {

@@ -4,6 +4,10 @@ import { Registry } from '../core/registry.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { BashEnv } from './bash/bash-env.js';
+import { ctfEnvironment } from './ctf/ctf-env.js';
+import type { DefinedEnvironment, ToolRequirement } from './define-environment.js';
+import { referenceFunctionName } from './python/function-names.js';
+import { PythonEnv } from './python/python-env.js';
 import { openSqlEnvs } from './sql/open-sql-envs.js';
 
 /** What a run asks of an environment kind. Options an env does not use are ignored. */
@@ -38,6 +42,12 @@ export interface EnvDefinition {
   readonly open: (options: EnvOpenOptions) => Promise<EnvFactory>;
   /** The actions that play a task's gold solution (the env's self-test). */
   readonly goldActions: (task: Task) => string[];
+  /** Score after every action and stop at reward 1 (Try Again); default true. */
+  readonly scoreEveryTurn?: boolean;
+  /** Commands its tasks need in the sandbox image (`intercode doctor` checks them on the host). */
+  readonly tools?: readonly ToolRequirement[];
+  /** Why a task cannot run here; `intercode run` skips such tasks unless --include-unrunnable. */
+  readonly unrunnable?: (task: Task) => string | undefined;
 }
 
 function goldText(task: Task, separator: string): string {
@@ -72,9 +82,46 @@ const sql: EnvDefinition = {
   goldActions: (task) => [goldText(task, ' ')],
 };
 
-/** The environments intercode ships, registered explicitly. */
-export function createEnvRegistry(): Registry<EnvDefinition> {
-  return new Registry<EnvDefinition>('environment')
+const python: EnvDefinition = {
+  usesSandbox: true,
+  tools: [{ command: 'python3', debianPackage: 'python3' }],
+  open: async (options) => {
+    if (options.engine !== undefined || options.dbUrl !== undefined) {
+      throw new UsageError('--engine and --db-url apply to SQL datasets only');
+    }
+    return {
+      create: () =>
+        new PythonEnv({
+          dataset: options.dataset,
+          provider: options.provider,
+          ...(options.image ? { image: options.image } : {}),
+          ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
+          ...(options.compat ? { compat: options.compat } : {}),
+        }),
+      close: async () => {},
+    };
+  },
+  // The gold code, then `submit <its function>`. A gold that does not start with `def ` gets a
+  // leading `import builtins`: upstream's print-wrapping rule exempts code with an `import` but not
+  // with `from … import`, and would wrap five MBPP golds in `print(…)`.
+  goldActions: (task) => {
+    const gold = goldText(task, '\n');
+    const name = referenceFunctionName(gold);
+    const code = gold.trimStart().startsWith('def ') ? gold : `import builtins\n${gold}`;
+    return name === undefined ? [code] : [code, `submit ${name}`];
+  },
+};
+
+/**
+ * The environments intercode ships, registered explicitly, plus `extra` ones of the user's
+ * (`defineEnvironment(...)` results), registered under their names.
+ */
+export function createEnvRegistry(extra: readonly DefinedEnvironment[] = []): Registry<EnvDefinition> {
+  const registry = new Registry<EnvDefinition>('environment')
     .register('bash', bash, 'Bash shell on a task file system (NL2Bash)')
-    .register('sql', sql, 'SQL queries on SQLite, MariaDB/MySQL or PostgreSQL (Spider, WikiSQL)');
+    .register('sql', sql, 'SQL queries on SQLite, MariaDB/MySQL or PostgreSQL (Spider, WikiSQL)')
+    .register('ctf', ctfEnvironment(), 'capture the flag in a Bash sandbox with the task files (picoCTF)')
+    .register('python', python, 'Python 3 interpreter: write a function that passes the tests (MBPP)');
+  for (const definition of extra) registry.register(definition.name, definition, definition.description);
+  return registry;
 }

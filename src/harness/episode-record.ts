@@ -19,6 +19,8 @@ export interface EpisodeRecord {
   /** The episode could not be played (an infrastructure failure); it counts as unsolved. */
   readonly error?: string;
   readonly group?: string;
+  /** The env replaced a wrong upstream gold (`gold` is then the corrected one): what and why. */
+  readonly erratum?: unknown;
   /** The gold itself failed, so the reward cannot be trusted. */
   readonly goldCorrupt?: boolean;
   readonly durationMs: number;

@@ -35,7 +35,10 @@ export async function playEpisode(
   const checkAbort = () => {
     if (options.signal?.aborted) throw new EpisodeAborted('interrupted');
   };
-  const { observation: first } = await env.reset({ taskId: task.id });
+  const { observation: first, info: resetInfo } = await env.reset({ taskId: task.id });
+  // An env that corrects a wrong upstream gold (CTF errata) says so at reset; the record keeps the
+  // gold actually used and the correction.
+  const erratum = resetInfo.erratum as { readonly gold?: unknown } | undefined;
   let observation: Observation = first;
   for (let turn = 0; turn < options.maxTurns && !terminated; turn += 1) {
     checkAbort();
@@ -80,7 +83,11 @@ export async function playEpisode(
     index: task.index,
     dataset: options.dataset,
     query: task.query,
-    ...(task.gold !== undefined ? { gold: task.gold } : {}),
+    ...(erratum?.gold !== undefined
+      ? { gold: erratum.gold, erratum }
+      : task.gold !== undefined
+        ? { gold: task.gold }
+        : {}),
     turns,
     reward: turns.length > 0 ? turns[turns.length - 1]!.reward : 0,
     maxReward,

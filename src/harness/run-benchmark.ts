@@ -7,11 +7,13 @@ import type { Dataset, Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
 import type { EpisodeRecord } from './episode-record.js';
 import { EpisodeAborted, playEpisode } from './play-episode.js';
-import { type RunDescription, type RunSummary, summarize } from './run-summary.js';
+import { type RunDescription, type RunSummary, type SkippedTask, summarize } from './run-summary.js';
 
 export interface RunOptions {
   readonly dataset: Dataset;
   readonly tasks: readonly Task[];
+  /** Selected tasks left out because the environment cannot run them here; listed in the summary. */
+  readonly skipped?: readonly SkippedTask[];
   readonly description: RunDescription;
   readonly createEnv: () => Env;
   readonly agent: Agent;
@@ -144,7 +146,10 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const played = new Set(finished.map((record) => record.taskId));
   const complete =
     !interrupted && stopReason === undefined && options.tasks.every((task) => played.has(task.id));
-  const summary = summarize(options.description, finished, performance.now() - started, complete);
+  const summary = {
+    ...summarize(options.description, finished, performance.now() - started, complete),
+    ...(options.skipped?.length ? { skipped: options.skipped } : {}),
+  };
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   return { summary, episodes: finished, interrupted, ...(stopReason ? { stopReason } : {}) };
 }

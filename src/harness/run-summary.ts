@@ -22,6 +22,14 @@ export interface RunSummary {
   readonly episodeErrors: number;
   /** False when the run was interrupted before every selected task was played. */
   readonly complete: boolean;
+  /** Selected tasks not played because the environment cannot run them here (not counted in `n`). */
+  readonly skipped?: readonly SkippedTask[];
+}
+
+/** A task a run left out, and why (it needs the internet, its files are missing). */
+export interface SkippedTask {
+  readonly taskId: string;
+  readonly reason: string;
 }
 
 export interface RunDescription {

@@ -175,6 +175,8 @@ describe('readRecordedTrajectories on other files', () => {
     ];
     expect(matchRecorded(twins, task('31', 'same?'))?.actions).toEqual(['b']);
     expect(matchRecorded(twins, task('7', 'same?'))?.actions).toEqual(['a']);
+    // A task sharing the query of an episode another task owns (by id) gets none of it.
+    expect(matchRecorded(twins, task('7', 'same?'), new Set([twins[0]!, twins[1]!]))).toBeUndefined();
     expect(await actionsOf(new ReplayAgent([file]), task('a', 'first?'))).toEqual(['ls', 'submit']);
   });
 

@@ -319,6 +319,22 @@ describe('intercode run', () => {
     expect(second!.turns[0]!.reward).toBeLessThan(1);
     expect(second!.turns[0]!.admissible).toBe(true);
     expect(summaryOf(out)).toMatchObject({ agent: 'replay', n: 2, solved: 2, meanTurns: 1.5 });
+
+    // Without --tasks, only the tasks the trajectories hold are played, and the run says so.
+    const recordedOnly = join(dir, 'recorded-only');
+    const narrowed = intercode(
+      ['run', 'demo/bash', '--agent', 'replay', '--trajectories', trajectories, '--out', recordedOnly],
+      base,
+    );
+    expect(narrowed.status).toBe(0);
+    expect(narrowed.stderr).toBe(
+      'intercode: replaying the 2 of 30 tasks the trajectories hold (--tasks to choose others)\n',
+    );
+    expect(
+      episodesOf(recordedOnly)
+        .map((episode) => episode.taskId)
+        .sort(),
+    ).toEqual(['count-python-files', 'write-summary']);
   });
 });
 

@@ -74,7 +74,9 @@ describe('dataset registry', () => {
         .list()
         .map((entry) => entry.id)
         .sort(),
-    ).toEqual([...Object.keys(DOCUMENTED), 'bird/dev', 'demo/bash', 'demo/sql'].sort());
+    ).toEqual(
+      [...Object.keys(DOCUMENTED), 'bird/dev', 'demo/bash', 'demo/sql', 'demo/ctf', 'demo/python'].sort(),
+    );
     const envs = Object.fromEntries(registry.list().map((entry) => [entry.id, registry.get(entry.id).env]));
     expect(envs).toMatchObject({
       nl2bash: 'bash',
@@ -89,7 +91,7 @@ describe('dataset registry', () => {
       if (!spec.builtIn) expect(spec.files.length).toBeGreaterThan(0);
     }
     expect(registry.get('ctf/picoctf').files.some((path) => path.includes('solution'))).toBe(false);
-    expect(registerBuiltinDatasets(new Registry<DatasetSpec>('dataset')).list()).toHaveLength(13);
+    expect(registerBuiltinDatasets(new Registry<DatasetSpec>('dataset')).list()).toHaveLength(15);
   });
 
   it.each(Object.entries(DOCUMENTED))('%s loads its documented %i tasks', async (id, count) => {

@@ -98,17 +98,33 @@ export function readRecordedTrajectories(path: string): RecordedEpisode[] {
 }
 
 /**
- * Finds a task's recorded episode: the one with the task's id and query; else the one with its query
- * (upstream Bash logs are keyed by position, not by our ids); else the one with its id (a reworded
- * query). Id first matters where upstream tasks share a query text (CTF 30/31/34, 68/75).
+ * Finds a task's recorded episode: the one recorded under the task's id or position with the task's
+ * query; else one with its query that no other task has by id or position (`claimed`: upstream Bash
+ * logs are keyed by position in their own file, not by our ids); else the one with its id (a reworded
+ * query). Id and position first matter where tasks share a query text (CTF 30/31/34, MBPP).
  */
-export function matchRecorded(episodes: readonly RecordedEpisode[], task: Task): RecordedEpisode | undefined {
-  const sameQuery = (episode: RecordedEpisode) => episode.query !== undefined && episode.query === task.query;
+export function matchRecorded(
+  episodes: readonly RecordedEpisode[],
+  task: Task,
+  claimed?: ReadonlySet<RecordedEpisode>,
+): RecordedEpisode | undefined {
+  return (
+    exactRecorded(episodes, task) ??
+    episodes.find((episode) => sameQuery(episode, task) && !claimed?.has(episode)) ??
+    episodes.find((episode) => episode.key === task.id && !claimed?.has(episode))
+  );
+}
+
+/** The episode recorded under the task's id or position with its query (or with no query recorded). */
+export function exactRecorded(episodes: readonly RecordedEpisode[], task: Task): RecordedEpisode | undefined {
+  const keys = [task.id, String(task.index)];
   return (
     episodes.find(
-      (episode) => episode.key === task.id && (episode.query === undefined || sameQuery(episode)),
-    ) ??
-    episodes.find(sameQuery) ??
-    episodes.find((episode) => episode.key === task.id)
+      (episode) => episode.key === task.id && (episode.query === undefined || sameQuery(episode, task)),
+    ) ?? episodes.find((episode) => keys.includes(episode.key) && sameQuery(episode, task))
   );
+}
+
+function sameQuery(episode: RecordedEpisode, task: Task): boolean {
+  return episode.query !== undefined && episode.query === task.query;
 }

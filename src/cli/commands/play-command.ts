@@ -5,13 +5,14 @@ import { resolveDataset } from '../../datasets/resolve-dataset.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import { playEpisode } from '../../harness/play-episode.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
+import { resolveEnvOption } from '../env-option.js';
 import { positiveInteger } from '../options.js';
 
 interface PlayFlags {
   env?: string;
   task: number;
   backend: string;
-  image: string;
+  image?: string;
   maxTurns: number;
   engine?: string;
   dbUrl?: string;
@@ -22,28 +23,29 @@ export function registerPlay(program: Command): void {
     .command('play')
     .description('play one episode yourself at the terminal; the reward and its parts are shown at the end')
     .argument('<dataset>', 'dataset id or task file')
-    .option('--env <env>', 'environment, needed for a task file')
+    .option('--env <env>', 'environment, needed for a task file (a name or ./my-env.js)')
     .option('--task <n>', 'task index', (value) => Number.parseInt(value, 10), 0)
     .option('--backend <backend>', 'sandbox backend', 'bwrap')
-    .option('--image <image>', 'sandbox image', 'host')
+    .option('--image <image>', "sandbox image (default: the environment's, else host)")
     .option('--engine <engine>', 'SQL engine: sqlite (default), mysql, postgres')
     .option('--db-url <url>', 'a mysql:// or postgres:// server to use instead of starting one')
     .option('--max-turns <n>', 'turns before the episode is cut', positiveInteger('--max-turns'), 50)
     .action(async (datasetArg: string, flags: PlayFlags) => {
-      const dataset = await resolveDataset(datasetArg, { env: flags.env });
+      const envs = createEnvRegistry();
+      const dataset = await resolveDataset(datasetArg, { env: await resolveEnvOption(flags.env, envs) });
       const task = dataset.tasks[flags.task];
       if (!Number.isInteger(flags.task) || !task) {
         throw new UsageError(
           `--task: task index ${flags.task} is out of range 0-${dataset.tasks.length - 1} for ${dataset.id}`,
         );
       }
-      const definition = createEnvRegistry().get(dataset.env);
+      const definition = envs.get(dataset.env);
       const provider = createProviderRegistry().get(flags.backend)();
       const agent = new HumanAgent();
       const factory = await definition.open({
         dataset,
         provider,
-        image: flags.image,
+        ...(flags.image ? { image: flags.image } : {}),
         ...(flags.engine ? { engine: flags.engine } : {}),
         ...(flags.dbUrl ? { dbUrl: flags.dbUrl } : {}),
       });

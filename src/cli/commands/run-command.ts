@@ -6,14 +6,15 @@ import { GoldAgent } from '../../agents/gold-agent.js';
 import { HumanAgent } from '../../agents/human-agent.js';
 import { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { SandboxError, UsageError } from '../../core/errors.js';
-import type { Dataset } from '../../core/task.js';
+import type { Dataset, Task } from '../../core/task.js';
 import { resolveDataset } from '../../datasets/resolve-dataset.js';
 import { createEnvRegistry, type EnvDefinition, type EnvFactory } from '../../envs/env-registry.js';
 import { formatTable } from '../../harness/format-table.js';
 import { metricsByGroup } from '../../harness/metrics.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
-import type { RunSummary } from '../../harness/run-summary.js';
+import type { RunSummary, SkippedTask } from '../../harness/run-summary.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
+import { resolveEnvOption } from '../env-option.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
 import { positiveInteger } from '../options.js';
@@ -26,7 +27,7 @@ interface RunFlags {
   concurrency: number;
   out?: string;
   backend: string;
-  image: string;
+  image?: string;
   maxTurns: number;
   trajectories?: string[];
   resume?: boolean;
@@ -35,6 +36,7 @@ interface RunFlags {
   engine?: string;
   dbUrl?: string;
   handicap?: boolean;
+  includeUnrunnable?: boolean;
 }
 
 const AGENTS = ['gold', 'replay', 'human'] as const;
@@ -94,18 +96,31 @@ export function summaryTable(summary: RunSummary, byGroup: ReturnType<typeof met
   return formatTable(header, rows);
 }
 
+/** The selected tasks the environment cannot run here, with why. */
+function unrunnableTasks(tasks: readonly Task[], definition: EnvDefinition): SkippedTask[] {
+  const skipped: SkippedTask[] = [];
+  for (const task of tasks) {
+    const reason = definition.unrunnable?.(task);
+    if (reason !== undefined) skipped.push({ taskId: task.id, reason });
+  }
+  return skipped;
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
     .description('play a dataset with an agent and write episodes.jsonl and summary.json')
     .argument('<dataset>', 'dataset id (see `intercode datasets`) or a .json/.jsonl task file')
-    .option('--env <env>', 'environment, needed for a task file (bash, sql)')
+    .option(
+      '--env <env>',
+      'environment, needed for a task file (bash, sql, python, ctf, or ./my-env.js exporting defineEnvironment(...))',
+    )
     .option('--agent <agent>', `agent: ${AGENTS.join(', ')}`, 'gold')
     .option('--tasks <list>', 'task indices, e.g. 0-9,12')
     .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
     .option('--out <dir>', 'run directory (default: runs/<dataset>-<agent>-<time>)')
     .option('--backend <backend>', 'sandbox backend', 'bwrap')
-    .option('--image <image>', 'sandbox image', 'host')
+    .option('--image <image>', "sandbox image (default: the environment's, else host)")
     .option('--max-turns <n>', 'turns per episode', positiveInteger('--max-turns'), 10)
     .option(
       '--trajectories <file...>',
@@ -113,12 +128,16 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--compat <mode>',
-      "Bash: fixed, or upstream to reproduce the original's command handling, bugs included",
+      "Bash and Python: fixed, or upstream to reproduce the original's handling, bugs included",
       'fixed',
     )
     .option('--engine <engine>', 'SQL engine: sqlite (default), mysql, postgres')
     .option('--db-url <url>', 'a mysql:// or postgres:// server to use instead of starting one')
     .option('--handicap', 'SQL: give the agent the tables and columns of the database (paper Table 5)')
+    .option(
+      '--include-unrunnable',
+      'also play tasks marked unrunnable here (they need the internet, files are missing)',
+    )
     .option('--resume', 'continue the run in --out, skipping the episodes it already has')
     .option('--json', 'print the summary as JSON instead of a table')
     .action(async (datasetArg: string, flags: RunFlags) => {
@@ -126,11 +145,35 @@ export function registerRun(program: Command): void {
         throw new UsageError(`--compat must be fixed or upstream, got "${flags.compat}"`);
       }
       if (flags.resume && !flags.out) throw new UsageError('--resume needs --out DIR (the run to continue)');
-      const dataset: Dataset = await resolveDataset(datasetArg, { env: flags.env });
       const envs = createEnvRegistry();
+      const envName = await resolveEnvOption(flags.env, envs);
+      const dataset: Dataset = await resolveDataset(datasetArg, { env: envName });
       const definition = envs.get(dataset.env);
-      const tasks = selectTasks(dataset.tasks, flags.tasks, dataset.id);
       const agent = createAgent(flags, definition);
+      if (agent instanceof ReplayAgent) agent.bind(dataset.tasks);
+      let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
+      if (agent instanceof ReplayAgent && flags.tasks === undefined) {
+        // A recorded run usually covers part of a dataset (the paper's MBPP runs: 119 of 974 tasks).
+        const recorded = selected.filter((task) => agent.has(task));
+        if (recorded.length === 0) {
+          throw new UsageError(`--trajectories hold no episode of a task of ${dataset.id}`);
+        }
+        if (recorded.length < selected.length) {
+          process.stderr.write(
+            `intercode: replaying the ${recorded.length} of ${selected.length} tasks the trajectories hold (--tasks to choose others)\n`,
+          );
+        }
+        selected = recorded;
+      }
+      const skipped = flags.includeUnrunnable ? [] : unrunnableTasks(selected, definition);
+      const tasks = selected.filter((task) => !skipped.some((skip) => skip.taskId === task.id));
+      if (skipped.length > 0) {
+        process.stderr.write(
+          `intercode: skipping ${skipped.length} unrunnable task(s) (--include-unrunnable plays them):\n${skipped
+            .map((skip) => `  ${skip.taskId}: ${skip.reason}\n`)
+            .join('')}`,
+        );
+      }
       if (flags.agent === 'human' && flags.concurrency > 1)
         throw new UsageError('--agent human plays one episode at a time');
       const providerFactory = createProviderRegistry().get(flags.backend);
@@ -153,7 +196,7 @@ export function registerRun(program: Command): void {
         factory = await definition.open({
           dataset,
           provider,
-          image: flags.image,
+          ...(flags.image ? { image: flags.image } : {}),
           compat: flags.compat as 'fixed' | 'upstream',
           ...(flags.engine ? { engine: flags.engine } : {}),
           ...(flags.dbUrl ? { dbUrl: flags.dbUrl } : {}),
@@ -177,6 +220,7 @@ export function registerRun(program: Command): void {
         const result = await runBenchmark({
           dataset,
           tasks,
+          skipped,
           description: {
             dataset: dataset.id,
             env: dataset.env,
@@ -190,7 +234,7 @@ export function registerRun(program: Command): void {
           outDir,
           resume: Boolean(flags.resume),
           maxTurns: flags.maxTurns,
-          scoreEveryTurn: true,
+          scoreEveryTurn: definition.scoreEveryTurn ?? true,
           signal: interruptSignal,
           onStart: (total) => bar?.start(total, 0, { solved }),
           onEpisode: (record) => {
@@ -202,6 +246,8 @@ export function registerRun(program: Command): void {
         if (flags.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
         else {
           process.stdout.write(`${summaryTable(result.summary, metricsByGroup(result.episodes))}\n`);
+          if (result.summary.skipped?.length)
+            process.stdout.write(`skipped (unrunnable here): ${result.summary.skipped.length}\n`);
           process.stdout.write(`run directory: ${outDir}\n`);
         }
         if (result.interrupted) process.exitCode = EXIT.interrupted;

@@ -1,0 +1,63 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EpisodeRecord } from '../../src/harness/episode-record.js';
+import { expectOneLineError, intercode, jsonLines } from '../cli/cli-fixture.js';
+import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
+
+// The example environment of examples/node-repl, defined outside src/ against the package's public
+// API, run through the compiled CLI as a user would.
+const made: string[] = [];
+const cache = tempDir('node-repl-cache', made);
+
+afterAll(() => cleanup(made));
+
+describe('examples/node-repl through `intercode run --env ./module.js`', () => {
+  it('the gold agent solves every task of the example (its own test scores each one 1)', () => {
+    const out = join(tempDir('node-repl-run', made), 'run');
+    const result = intercode(
+      [
+        'run',
+        'examples/node-repl/tasks.json',
+        '--env',
+        './examples/node-repl/node-repl-env.js',
+        '--agent',
+        'gold',
+        '--out',
+        out,
+      ],
+      { cache, timeoutMs: 120_000 },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const tasks = JSON.parse(readFileSync('examples/node-repl/tasks.json', 'utf8')) as unknown[];
+    const episodes = jsonLines<EpisodeRecord>(join(out, 'episodes.jsonl'));
+    expect(episodes).toHaveLength(tasks.length);
+    for (const episode of episodes)
+      expect({ id: episode.taskId, reward: episode.maxReward }).toEqual({ id: episode.taskId, reward: 1 });
+    // The interpreter persists between actions: the two-step task's second action sees the first.
+    const total = episodes.find((episode) => episode.taskId === 'running-total')!;
+    expect(total.turns.map((turn) => turn.observation)).toEqual(['', '385', '385']);
+  });
+
+  it('a module path that does not exist is a one-line error', () => {
+    const result = intercode(['run', 'examples/node-repl/tasks.json', '--env', './no/such-env.js'], {
+      cache,
+    });
+    expectOneLineError(result, /--env: environment module \.\/no\/such-env\.js does not exist/);
+  });
+
+  it('a module without a defineEnvironment default export, or one that throws, is a one-line error', () => {
+    const folder = tempDir('node-repl-bad', made);
+    writeFileSync(join(folder, 'plain.mjs'), "export default { name: 'plain' };\n");
+    writeFileSync(join(folder, 'broken.mjs'), "throw new Error('boom\\nsecond line');\n");
+    const plain = intercode(['run', 'examples/node-repl/tasks.json', '--env', join(folder, 'plain.mjs')], {
+      cache,
+    });
+    expectOneLineError(plain, /has no environment as its default export/);
+    const broken = intercode(['run', 'examples/node-repl/tasks.json', '--env', join(folder, 'broken.mjs')], {
+      cache,
+    });
+    expectOneLineError(broken, /cannot load .*broken\.mjs: boom$/m);
+  });
+});
