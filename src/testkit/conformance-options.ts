@@ -41,6 +41,17 @@ export interface SandboxConformanceOptions {
   readonly processesVisible?: boolean;
   /** Host-side leak probes; the leak cases are skipped without them. */
   readonly host?: HostProbe;
+  /**
+   * Sandbox processes are descendants of the process that owns the provider (default true). False
+   * for a backend whose processes a daemon starts (docker: children of containerd-shim); the
+   * lifecycle cases then find them through their markers and the host probe only.
+   */
+  readonly processesAreDescendants?: boolean;
+  /**
+   * The provider enforces `diskBytes` on this machine (default true). Docker can only where its
+   * storage driver limits a container's writable layer; the disk case is skipped otherwise.
+   */
+  readonly diskQuota?: boolean;
   /** Sandboxes created at once in the concurrency case (default 32). */
   readonly concurrentSandboxes?: number;
   /** Commands run in one session in the endurance case (default 1000). */
@@ -51,6 +62,8 @@ export interface SandboxConformanceOptions {
 export interface ResolvedOptions {
   readonly spec: SandboxSpec;
   readonly processesVisible: boolean;
+  readonly processesAreDescendants: boolean;
+  readonly diskQuota: boolean;
   readonly host: HostProbe | undefined;
   readonly concurrentSandboxes: number;
   readonly sessionCommands: number;
@@ -64,6 +77,8 @@ export function resolveOptions(options: SandboxConformanceOptions): ResolvedOpti
   return {
     spec,
     processesVisible: options.processesVisible ?? process.platform === 'linux',
+    processesAreDescendants: options.processesAreDescendants ?? true,
+    diskQuota: options.diskQuota ?? true,
     host: options.host,
     concurrentSandboxes: options.concurrentSandboxes ?? 32,
     sessionCommands: options.sessionCommands ?? 1000,

@@ -71,7 +71,7 @@ describe('intercode bench', () => {
     const file = join(tempDir('bench', made), 'bench.json');
     expectOneLineError(
       intercode(['bench', '--only', 'nope', '--json', file], { cache }),
-      /--only: unknown group "nope" \(known: sandbox, bash, sql\)/,
+      /--only: unknown group "nope" \(known: sandbox, bash, ctf, sql, python\)/,
     );
     expectOneLineError(
       intercode(['bench', '--backend', 'nope', '--json', file], { cache }),

@@ -5,7 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { resolveDataset } from '../../datasets/resolve-dataset.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';
-import { benchTable } from '../../harness/bench/bench-table.js';
+import { benchComparison, benchTable } from '../../harness/bench/bench-table.js';
 import { runEnvBench } from '../../harness/bench/env-bench.js';
 import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
@@ -16,10 +16,12 @@ interface BenchFlags {
   only?: string;
   bashDataset: string;
   sqlDataset: string;
+  pythonDataset: string;
   engine: string;
   backend: string;
   samples: number;
   concurrent: number;
+  image: string;
 }
 
 export function registerBench(program: Command): void {
@@ -35,9 +37,15 @@ export function registerBench(program: Command): void {
       50,
     )
     .option('--concurrent <n>', 'sandboxes started at once', positiveInteger('--concurrent'), 32)
-    .option('--only <groups>', 'comma-separated figure groups: sandbox, bash, sql')
+    .option(
+      '--image <image>',
+      'sandbox image of the sandbox and bash figures (host, debian, debian:<profile>)',
+      'host',
+    )
+    .option('--only <groups>', 'comma-separated figure groups: sandbox, bash, ctf, sql, python')
     .option('--bash-dataset <id>', 'dataset of the Bash episode figures', 'demo/bash')
     .option('--sql-dataset <id>', 'dataset of the SQL episode figures', 'spider/dev')
+    .option('--python-dataset <id>', 'dataset of the Python episode figures', 'mbpp/test')
     .option('--engine <list>', 'comma-separated SQL engines of the SQL figures', 'sqlite')
     .action(async (flags: BenchFlags) => {
       const registry = createProviderRegistry();
@@ -45,10 +53,12 @@ export function registerBench(program: Command): void {
       for (const backend of backends) {
         if (!registry.has(backend)) throw new UsageError(`--backend: unknown backend "${backend}"`);
       }
-      const groups = new Set((flags.only ?? 'sandbox,bash,sql').split(',').map((name) => name.trim()));
+      const groups = new Set(
+        (flags.only ?? 'sandbox,bash,ctf,sql,python').split(',').map((name) => name.trim()),
+      );
       for (const group of groups) {
-        if (!['sandbox', 'bash', 'sql'].includes(group)) {
-          throw new UsageError(`--only: unknown group "${group}" (known: sandbox, bash, sql)`);
+        if (!['sandbox', 'bash', 'ctf', 'sql', 'python'].includes(group)) {
+          throw new UsageError(`--only: unknown group "${group}" (known: sandbox, bash, ctf, sql, python)`);
         }
       }
       const started = new Date().toISOString();
@@ -66,6 +76,7 @@ export function registerBench(program: Command): void {
                 samples: flags.samples,
                 concurrent: flags.concurrent,
                 idle: 16,
+                spec: { image: flags.image },
                 onProgress,
               })),
             );
@@ -73,7 +84,7 @@ export function registerBench(program: Command): void {
           if (groups.has('bash')) {
             const dataset = await resolveDataset(flags.bashDataset, { env: 'bash' });
             const bash = envs.get('bash');
-            const factory = await bash.open({ dataset, provider });
+            const factory = await bash.open({ dataset, provider, image: flags.image });
             figures.push(
               ...(await runEnvBench({
                 backend,
@@ -87,6 +98,43 @@ export function registerBench(program: Command): void {
                   episode: { op: '<=', value: 50, stat: 'p50' },
                   throughput: { 2: { op: '>=', value: 20, stat: 'p50' } },
                 },
+                onProgress,
+              })),
+            );
+          }
+          if (groups.has('ctf')) {
+            const dataset = await resolveDataset('demo/ctf', { env: 'ctf' });
+            const ctf = envs.get('ctf');
+            const factory = await ctf.open({ dataset, provider, image: flags.image });
+            figures.push(
+              ...(await runEnvBench({
+                backend,
+                group: `ctf (${dataset.id})`,
+                tasks: dataset.tasks,
+                createEnv: () => factory.create(),
+                goldActions: ctf.goldActions,
+                samples: flags.samples,
+                concurrency: [1, 2],
+                onProgress,
+              })),
+            );
+          }
+          if (groups.has('python')) {
+            const dataset = await resolveDataset(flags.pythonDataset, { env: 'python' });
+            const python = envs.get('python');
+            const factory = await python.open({ dataset, provider, image: flags.image });
+            figures.push(
+              ...(await runEnvBench({
+                backend,
+                group: `python (${dataset.id})`,
+                // The first task warms up; the next 200 are measured (the throughput figure plays each).
+                tasks: dataset.tasks.slice(1, 201),
+                warmupTasks: dataset.tasks.slice(0, 1),
+                createEnv: () => factory.create(),
+                goldActions: python.goldActions,
+                samples: flags.samples * 2,
+                concurrency: [1, 2],
+                targets: { episode: { op: '<=', value: 100, stat: 'p50' } },
                 onProgress,
               })),
             );
@@ -132,6 +180,7 @@ export function registerBench(program: Command): void {
         }
       }
       process.stdout.write(`${benchTable(figures)}\n`);
+      if (backends.length > 1) process.stdout.write(`\n${benchComparison(figures, backends)}\n`);
       if (flags.json) {
         const machine = {
           cpus: cpus().length,

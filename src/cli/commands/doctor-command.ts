@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type CheckGroup, environmentChecks, nodeCheck } from '../../harness/doctor/machine-checks.js';
+import { cleanDockerSandboxes } from '../../sandbox/docker/docker-backend.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -28,11 +29,24 @@ export function registerDoctor(program: Command): void {
     .command('doctor')
     .description('what this machine can run, and the command that fixes each missing piece')
     .option('--json', 'print the checks as JSON')
-    .action(async (flags: { json?: boolean }) => {
+    .option(
+      '--clean',
+      'first remove sandboxes that killed runs left behind (docker containers of dead owners)',
+    )
+    .action(async (flags: { json?: boolean; clean?: boolean }) => {
+      if (flags.clean) {
+        const cleaned = await cleanDockerSandboxes().then(
+          (report) => `removed ${report.containers} docker container(s) of dead owners`,
+          (error: Error) => `docker: nothing cleaned (${error.message.split('\n')[0]})`,
+        );
+        process.stderr.write(`${cleaned}\n`);
+      }
       const bwrap = await createProviderRegistry().get('bwrap')().check();
+      const docker = await createProviderRegistry().get('docker')().check();
       const groups: CheckGroup[] = [
         { title: 'Runtime', required: true, items: [nodeCheck()] },
         { title: 'Sandbox backend: bwrap (default)', required: true, items: bwrap.items },
+        { title: 'Sandbox backend: docker (--backend docker)', required: false, items: docker.items },
         { title: 'Environments', required: false, items: await environmentChecks() },
       ];
       const ready = groups.every(

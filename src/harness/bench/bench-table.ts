@@ -23,3 +23,40 @@ export function benchTable(figures: readonly BenchFigure[]): string {
   ]);
   return formatTable(header, rows);
 }
+
+/**
+ * The figures measured on several backends side by side: the p50 of each backend and its ratio to
+ * the first one (how many times slower or bigger), for every figure that all of them have.
+ */
+export function benchComparison(figures: readonly BenchFigure[], backends: readonly string[]): string {
+  const [first, ...others] = backends;
+  if (first === undefined || others.length === 0) return '';
+  const key = (item: BenchFigure) => `${item.group}: ${item.name}`;
+  // Sandbox figures name their image after the backend (`docker (debian)`): compare by backend.
+  const backendOf = (item: BenchFigure) => item.backend.replace(/ \(.*\)$/, '');
+  const byBackend = new Map<string, Map<string, BenchFigure>>();
+  for (const item of figures) {
+    const map = byBackend.get(backendOf(item)) ?? new Map<string, BenchFigure>();
+    map.set(key(item), item);
+    byBackend.set(backendOf(item), map);
+  }
+  const header = [
+    'figure',
+    'unit',
+    ...backends.map((backend) => `${backend} p50`),
+    ...others.map((o) => `${o}/${first}`),
+  ];
+  const rows: string[][] = [];
+  for (const [name, base] of byBackend.get(first) ?? []) {
+    const row = others.map((backend) => byBackend.get(backend)?.get(name));
+    if (row.some((item) => item === undefined)) continue;
+    rows.push([
+      name,
+      base.unit,
+      format(base.p50),
+      ...row.map((item) => format(item!.p50)),
+      ...row.map((item) => (base.p50 === 0 ? '-' : `${format(item!.p50 / base.p50)}x`)),
+    ]);
+  }
+  return formatTable(header, rows);
+}

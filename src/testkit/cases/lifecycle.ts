@@ -25,7 +25,7 @@ const vanishing = (residue: readonly HostResidue[]) =>
 
 /** Closing a provider, or killing its owner outright, leaves nothing on the host. */
 export function lifecycleCases(it: ConformanceTest, context: ConformanceContext): void {
-  const { processesVisible, host, spec } = context.options;
+  const { processesVisible, processesAreDescendants, host, spec } = context.options;
 
   describe('provider lifecycle', () => {
     it('provider.close() ends every sandbox, process, cgroup and runtime directory it made', async ({
@@ -48,7 +48,8 @@ export function lifecycleCases(it: ConformanceTest, context: ConformanceContext)
         expect(seen.length).toBeGreaterThanOrEqual(4);
       }
       const started = descendants(process.pid).filter((child) => !before.has(key(child)));
-      expect(started.length, 'processes the provider started').toBeGreaterThan(0);
+      if (processesAreDescendants)
+        expect(started.length, 'processes the provider started').toBeGreaterThan(0);
       const ids = [first.id, second.id];
       if (host) expect((await host.residue(host.currentOwner(), ids)).length).toBeGreaterThan(0);
 
@@ -93,7 +94,7 @@ export function lifecycleCases(it: ConformanceTest, context: ConformanceContext)
             expect(seen.length).toBeGreaterThanOrEqual(4 * report.sandboxIds.length);
           }
           const tree = ownerTree(child.pid!);
-          expect(tree.length, 'the owner and its processes').toBeGreaterThan(1);
+          if (processesAreDescendants) expect(tree.length, 'the owner and its processes').toBeGreaterThan(1);
           expect(
             (await probe.residue(report.owner)).length,
             'what the probe sees while the owner runs',
@@ -106,7 +107,16 @@ export function lifecycleCases(it: ConformanceTest, context: ConformanceContext)
             (left) => left.length === 0,
           );
           expect(survivors, 'processes of the killed owner still running').toEqual([]);
-          if (processesVisible) expect(markedProcesses(marker)).toEqual([]);
+          if (processesVisible) {
+            // A daemon-run sandbox (docker) learns of its owner's death when the connection drops:
+            // within moments, not at the same instant.
+            const left = await waitUntil(
+              () => markedProcesses(marker),
+              (pids) => pids.length === 0,
+              { timeoutMs: 3000 },
+            );
+            expect(left, 'marked processes of the killed owner').toEqual([]);
+          }
           const live = await waitUntil(
             async () => vanishing(await probe.residue(report.owner)),
             (left) => left.length === 0,

@@ -19,7 +19,7 @@ function freeBytes(path: string): number {
 
 /** Memory, process and disk limits hold against hostile commands, and the host stays usable. */
 export function resourceCases(it: ConformanceTest, context: ConformanceContext): void {
-  const { limits } = context.options;
+  const { limits, diskQuota } = context.options;
 
   describe('resource limits', () => {
     it('contains a fork bomb within the process limit; the host can still fork', async ({ sandbox }) => {
@@ -67,37 +67,38 @@ export function resourceCases(it: ConformanceTest, context: ConformanceContext):
       expect(await sandbox.session().run('echo alive')).toMatchObject({ output: 'alive\n', exitCode: 0 });
     });
 
-    it('stops writes at the disk quota with "No space left"; the host disk is untouched', async ({
-      open,
-    }) => {
-      const diskBytes = 20 * MiB;
-      const sandbox = await open({ limits: { diskBytes } });
-      const shell = sandbox.session();
-      const paths = [...new Set(['/', tmpdir()])];
-      const before = paths.map(freeBytes);
-      const result = await shell.run(
-        'head -c 50M /dev/zero > /tmp/big; echo "status=$?"; stat -c "size=%s" /tmp/big',
-        {
-          timeoutMs: 20_000,
-        },
-      );
-      const after = paths.map(freeBytes);
-      expect(result.output).toContain('No space left on device');
-      expect(result.output).toMatch(/status=[1-9]/);
-      const size = Number(/size=(\d+)/.exec(result.output)?.[1]);
-      expect(size).toBeGreaterThan(0);
-      expect(size).toBeLessThanOrEqual(diskBytes);
-      paths.forEach((path, index) => {
-        expect(before[index]! - after[index]!, `free space lost on ${path}`).toBeLessThan(10 * MiB);
-      });
-      await expect(sandbox.writeFile('/tmp/more.bin', randomBytes(25 * MiB))).rejects.toMatchObject({
-        name: 'SandboxError',
-        code: 'SANDBOX_IO',
-      });
-      const freed = await shell.run(
-        'rm -f /tmp/big /tmp/more.bin && head -c 5M /dev/zero > /tmp/small && echo written',
-      );
-      expect(freed).toMatchObject({ output: 'written\n', exitCode: 0 });
-    });
+    it.runIf(diskQuota)(
+      'stops writes at the disk quota with "No space left"; the host disk is untouched',
+      async ({ open }) => {
+        const diskBytes = 20 * MiB;
+        const sandbox = await open({ limits: { diskBytes } });
+        const shell = sandbox.session();
+        const paths = [...new Set(['/', tmpdir()])];
+        const before = paths.map(freeBytes);
+        const result = await shell.run(
+          'head -c 50M /dev/zero > /tmp/big; echo "status=$?"; stat -c "size=%s" /tmp/big',
+          {
+            timeoutMs: 20_000,
+          },
+        );
+        const after = paths.map(freeBytes);
+        expect(result.output).toContain('No space left on device');
+        expect(result.output).toMatch(/status=[1-9]/);
+        const size = Number(/size=(\d+)/.exec(result.output)?.[1]);
+        expect(size).toBeGreaterThan(0);
+        expect(size).toBeLessThanOrEqual(diskBytes);
+        paths.forEach((path, index) => {
+          expect(before[index]! - after[index]!, `free space lost on ${path}`).toBeLessThan(10 * MiB);
+        });
+        await expect(sandbox.writeFile('/tmp/more.bin', randomBytes(25 * MiB))).rejects.toMatchObject({
+          name: 'SandboxError',
+          code: 'SANDBOX_IO',
+        });
+        const freed = await shell.run(
+          'rm -f /tmp/big /tmp/more.bin && head -c 5M /dev/zero > /tmp/small && echo written',
+        );
+        expect(freed).toMatchObject({ output: 'written\n', exitCode: 0 });
+      },
+    );
   });
 }
