@@ -5,7 +5,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from '../../sandbox/sandbox.js';
 import { positiveInteger, positiveNumber } from '../options.js';
 
 interface ExecFlags {
-  image: string;
+  image?: string;
   backend: string;
   timeout: number;
   maxOutput: number;
@@ -24,7 +24,10 @@ export function registerExec(program: Command): void {
     .command('exec')
     .description('run one command in a fresh sandbox, print its output, exit with its exit code')
     .argument('<command...>', 'the command (after --); one argument is run as a shell command line')
-    .option('--image <image>', 'image: host, or dir:/path/to/rootfs', 'host')
+    .option(
+      '--image <image>',
+      'image: host (bwrap default), debian (docker default), debian:<profile>, dir:/path/to/rootfs (bwrap), docker:<name> (docker)',
+    )
     .option('--backend <backend>', 'sandbox backend', 'bwrap')
     .option(
       '--timeout <seconds>',
@@ -44,7 +47,7 @@ export function registerExec(program: Command): void {
       const provider = createProviderRegistry().get(flags.backend)();
       try {
         const sandbox = await provider.create({
-          image: flags.image,
+          ...(flags.image ? { image: flags.image } : {}),
           cwd: flags.cwd,
           timeoutMs: flags.timeout * 1000,
           maxOutputBytes: flags.maxOutput,
