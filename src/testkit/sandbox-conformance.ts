@@ -9,6 +9,7 @@ import { resetDiffCases } from './cases/reset-diff.js';
 import { resourceCases } from './cases/resources.js';
 import { scaleCases } from './cases/scale.js';
 import { sessionCases } from './cases/session.js';
+import { spawnCases } from './cases/spawn.js';
 import { timeoutCases } from './cases/timeouts.js';
 import { conformanceTest } from './conformance-fixtures.js';
 import {
@@ -50,6 +51,7 @@ export function describeSandboxConformance(
       const it = conformanceTest(context);
       sessionCases(it, context);
       execCases(it, context);
+      spawnCases(it, context);
       outputCases(it, context);
       timeoutCases(it, context);
       resourceCases(it, context);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
@@ -150,6 +151,7 @@ export class BashEnv implements Env {
     const result = await boxes.evaluator
       .session()
       .run(gold, { timeoutMs: this.#options.goldTimeoutMs ?? 60_000 });
+    await settle(boxes.evaluator);
     const changes = gitStatusChanges(await boxes.evaluator.diff(), this.#ignored, boxes.layers);
     return { output: result.timedOut ? null : result.output, changes, corrupt: result.timedOut };
   }
@@ -237,6 +239,7 @@ export class BashEnv implements Env {
 
   async score(): Promise<Score> {
     const { boxes } = this.#require();
+    await settle(boxes.agent);
     const [gold, agentDiff] = await Promise.all([this.#gold!, boxes.agent.diff()]);
     const agentChanges = gitStatusChanges(agentDiff, this.#ignored, boxes.layers);
     const evalKeys = new Set(gold.changes.map((change) => `${change.status} ${change.path}`));
@@ -277,5 +280,23 @@ export class BashEnv implements Env {
     const boxes = this.#boxes;
     this.#boxes = undefined;
     if (boxes) await Promise.all([boxes.agent.close(), boxes.evaluator.close()]);
+  }
+}
+
+/** How long scoring waits for a shell's background jobs to end. */
+const SETTLE_MS = 1_000;
+
+/**
+ * Waits (up to {@link SETTLE_MS}) for the background jobs of a sandbox's shell (`cmd &`) to end, so
+ * that the file system is compared once they are done rather than at whatever point they reached
+ * (NL2Bash fs1/11 compresses files with `xargs -P10 … &`). A builtin `jobs` per check: no process
+ * is started, and a shell without jobs costs one round trip.
+ */
+async function settle(sandbox: Sandbox): Promise<void> {
+  const deadline = performance.now() + SETTLE_MS;
+  for (;;) {
+    const jobs = await sandbox.session().run('jobs -pr', { timeoutMs: SETTLE_MS });
+    if (jobs.timedOut || jobs.output.trim() === '' || performance.now() > deadline) return;
+    await sleep(10);
   }
 }

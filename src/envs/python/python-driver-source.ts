@@ -17,11 +17,14 @@
  * fd 1 and 2 are restored to private pipes (fds 1003/1004) before every code, so nothing user code
  * does to sys.stdout, fd 1 or fd 2 can reach the host channel; the driver reads the pipes, keeps at
  * most `cap` bytes (head and tail) and strips them as upstream did. A timeout first interrupts the
- * code (KeyboardInterrupt, state kept) and kills every other process of the sandbox; if the code does
+ * code (KeyboardInterrupt, state kept) and kills every other process the driver started; if the code does
  * not stop within the grace period, the worker is killed and a fresh one started (`restarted`).
  *
- * Safety: the driver kills every other process of its pid namespace on reset, so it refuses to run
- * unless the host says it is contained and it sees a fresh pid namespace.
+ * Safety: the driver makes itself a child subreaper (what its workers start stays its descendant,
+ * even after a double fork or a new session) and only ever kills its own descendants, so processes
+ * of the sandbox it did not start (a Docker container's shell sessions and the supervisor that
+ * started the driver) live on. It still refuses to run unless the host says it is contained and it
+ * sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's).
  */
 export const PYTHON_DRIVER_SOURCE = String.raw`
 import ast, builtins, io, json, os, select, signal, socket, struct, sys, time
@@ -34,15 +37,28 @@ CONFIG = json.loads(sys.argv[1])
 
 
 def fresh_pid_namespace():
-    # A sandbox's own pid namespace numbers from 1 and holds only its init and this program at start.
-    pids = [int(name) for name in os.listdir('/proc') if name.isdigit()]
-    return os.getpid() < 100 and len(pids) < 16
+    # A sandbox's pid namespace holds a handful of processes (its init, its helpers, this program);
+    # a host's holds hundreds. Pid numbers say nothing: each docker exec uses up several of them.
+    pids = [name for name in os.listdir('/proc') if name.isdigit()]
+    return len(pids) < 64
 
 
-# This program kills every other process of its pid namespace on reset: never outside a sandbox.
+# This program kills every process it started on reset: never outside a sandbox.
 if not (CONFIG.get('contained') and fresh_pid_namespace()):
     sys.stderr.write('intercode python driver: refusing to run outside a fresh pid namespace\n')
     os._exit(2)
+
+
+def become_subreaper():
+    # PR_SET_CHILD_SUBREAPER: orphans of the workers' processes are re-parented here, not to init.
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+become_subreaper()
 
 HOST_IN, HOST_OUT = 1000, 1001
 CTL, OUT_W, ERR_W, NULL = 1002, 1003, 1004, 1005
@@ -336,18 +352,42 @@ def reap():
             return
 
 
-def others(keep):
-    pids = []
+def process_table():
+    """pid -> (state, parent, process group) of every process in /proc."""
+    table = {}
     for name in os.listdir('/proc'):
-        if name.isdigit():
-            pid = int(name)
-            if pid not in keep:
-                pids.append(pid)
-    return pids
+        if not name.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % name) as stat:
+                fields = stat.read().rsplit(')', 1)[1].split()
+            table[int(name)] = (fields[0], int(fields[1]), int(fields[2]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def descendants(table=None):
+    """Every live process below this one (zombies left out: they have no children and cannot be killed)."""
+    children = {}
+    for pid, (state, parent, _) in (process_table() if table is None else table).items():
+        if state not in ('Z', 'X'):
+            children.setdefault(parent, []).append(pid)
+    found = []
+    queue = [os.getpid()]
+    while queue:
+        for child in children.get(queue.pop(), ()):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def others(keep):
+    return [pid for pid in descendants() if pid not in keep]
 
 
 def kill_others(keep):
-    """Kills every process of the sandbox except those in keep (and init); False when they keep coming."""
+    """Kills every process this driver started except those in keep; False when they keep coming."""
     keep = set(keep) | {1, os.getpid()}
     for _ in range(50):
         pids = others(keep)
@@ -364,15 +404,36 @@ def kill_others(keep):
 
 
 def kill_everything():
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
+    """Kills every process this driver started, however deep."""
+    me = os.getpid()
+    table = process_table()
+    mine = set(descendants(table))
+    if all(pid in mine or pid in (1, me) or state in ('Z', 'X') for pid, (state, _, _) in table.items()):
+        # The namespace holds nothing else (a bwrap sandbox's own): one kill, no fork slips through.
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    else:
+        # Others share it (a Docker container): whole process groups at once (a fork bomb's children
+        # share one), never this driver's own group; then the sweep below.
+        for group in {table[pid][2] for pid in mine if pid in table} - {os.getpgrp()}:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
     deadline = time.time() + 5
     while time.time() < deadline:
+        pids = others({1, me})
         reap()
-        if not others({1, os.getpid()}):
+        if not pids:
             return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reap()
         time.sleep(0.002)
 
 

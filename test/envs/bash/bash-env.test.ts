@@ -86,6 +86,22 @@ describe('BashEnv rewards (demo/bash)', () => {
     expect(score.details?.agentChanges).toEqual([{ path: 'demo/reports/', status: '??' }]);
   });
 
+  it('compares file systems once background jobs are done (a gold ending in `&`)', async (context) => {
+    if (!available) context.skip();
+    const task = dataset.tasks[at('write-summary')]!;
+    const late: Dataset = {
+      ...dataset,
+      tasks: [{ ...task, index: 0, gold: '(sleep 0.3; echo late > /demo/late.txt) &' }],
+    };
+    const env = new BashEnv({ dataset: late, provider });
+    envs.push(env);
+    await env.reset({ index: 0 });
+    await env.step('echo late > /demo/late.txt');
+    const score = await env.score();
+    expect(score.details?.agentChanges).toEqual([{ path: 'demo/late.txt', status: '??' }]);
+    expect(score.parts).toMatchObject({ file_diff: 0.33, file_changes: 0.33 });
+  });
+
   it('scores a wrong answer to a read-only task 0.67: only the output similarity is lost', async (context) => {
     if (!available) context.skip();
     const env = bashEnv();

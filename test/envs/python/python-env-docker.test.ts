@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StepResult } from '../../../src/core/env.js';
+import type { Dataset } from '../../../src/core/task.js';
+import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
+import { PythonEnv } from '../../../src/envs/python/python-env.js';
+import { dockerClient, dockerEndpoint } from '../../../src/sandbox/docker/docker-client.js';
+import { DockerProvider } from '../../../src/sandbox/docker/docker-provider.js';
+import { ensureDebianImage } from '../../../src/sandbox/index.js';
+
+// The Python env on the docker backend: its driver runs through the docker sandbox's `spawn`, in a
+// container whose pid namespace it shares with the supervisors of docker's execs.
+
+async function unavailable(): Promise<string | null> {
+  try {
+    await dockerClient().ping();
+    return null;
+  } catch (error) {
+    return `no Docker daemon at ${dockerEndpoint()} (${(error as Error).message}); set DOCKER_HOST or start dockerd`;
+  }
+}
+
+const reason = await unavailable();
+const text = (step: StepResult) => step.observation.text;
+
+/** Python code that defines `_left()`: whether a process running `sleep 1000` is in the container. */
+const LEFT = `import os
+def _left():
+    for name in os.listdir('/proc'):
+        try:
+            if name.isdigit() and b'sleep\\x001000' in open('/proc/%s/cmdline' % name, 'rb').read():
+                return True
+        except OSError:
+            pass
+    return False`;
+
+/** Starts `sleep 1000` in a new session, orphaned, and waits until it runs. */
+const DETACH = `${LEFT}
+import subprocess, time
+subprocess.Popen(['bash', '-c', '(sleep 1000 &) ; exit 0'], start_new_session=True).wait()
+for _ in range(500):
+    if _left():
+        break
+    time.sleep(0.01)
+print(_left())`;
+
+const SLEEPER_LEFT = `${LEFT}\nprint(_left())`;
+
+if (reason) {
+  describe('PythonEnv on docker', () => {
+    if (process.env.INTERCODE_REQUIRE_DOCKER) {
+      it('has a Docker daemon to test against', () => {
+        throw new Error(reason);
+      });
+    } else {
+      it.skip(`skipped: ${reason}`, () => {});
+    }
+  });
+} else {
+  describe('PythonEnv on docker', () => {
+    const provider = new DockerProvider();
+    let dataset: Dataset;
+    let env: PythonEnv;
+
+    beforeAll(async () => {
+      await ensureDebianImage('python');
+      dataset = await resolveDataset('demo/python');
+      env = new PythonEnv({ dataset, provider, image: 'debian:python', actionTimeoutMs: 3000 });
+    }, 900_000);
+    afterAll(async () => {
+      await env?.close();
+      await provider.close();
+    });
+
+    it('starts the interpreter again and again in the same container', async () => {
+      await env.reset({ taskId: 'digit-product' });
+      // Every docker exec uses up several pid numbers of the container: the driver must not care.
+      for (let round = 0; round < 15; round += 1) {
+        await env.step('keep = 1');
+        const step = await env.step('import os, signal\nos.kill(os.getppid(), signal.SIGKILL)');
+        expect(text(step)).toContain('the interpreter was restarted');
+        expect(text(await env.step('6 * 7'))).toBe('42');
+      }
+    }, 120_000);
+
+    it('kills what user code left running on reset and on a timeout, even in a new session', async () => {
+      await env.reset({ taskId: 'digit-product' });
+      expect(text(await env.step(DETACH))).toBe('True');
+      await env.reset({ taskId: 'digit-product' });
+      expect(text(await env.step(SLEEPER_LEFT))).toBe('False');
+      const step = await env.step(`${DETACH}\nwhile True: time.sleep(1)`);
+      expect(step.observation.timedOut).toBe(true);
+      expect(text(await env.step(SLEEPER_LEFT))).toBe('False');
+      expect(text(await env.step('6 * 7'))).toBe('42');
+    }, 120_000);
+
+    it('contains a fork bomb: the interpreter goes on and a reset leaves the container clean', async () => {
+      await env.reset({ taskId: 'digit-product' });
+      const bomb = 'import os\nwhile True:\n    try:\n        os.fork()\n    except Exception:\n        pass';
+      expect((await env.step(bomb)).observation.timedOut).toBe(true);
+      expect(text(await env.step('print("alive")'))).toBe('alive');
+      await env.reset({ taskId: 'digit-product' });
+      // The keeper, two supervisors, the shell, the driver and its worker, and this code's process.
+      const count = 'import os\nprint(len([p for p in os.listdir("/proc") if p.isdigit()]) < 16)';
+      expect(text(await env.step(count))).toBe('True');
+    }, 60_000);
+  });
+}
