@@ -55,24 +55,30 @@ function goldText(task: Task, separator: string): string {
   return typeof task.gold === 'string' ? task.gold : task.gold.join(separator);
 }
 
-const bash: EnvDefinition = {
-  usesSandbox: true,
-  open: async (options) => {
+/** Opens an env that runs in sandboxes and shares nothing between episodes but the run's options. */
+function openSandboxEnvs(make: (options: EnvOpenOptions) => Env): EnvDefinition['open'] {
+  return async (options) => {
     if (options.engine !== undefined || options.dbUrl !== undefined) {
       throw new UsageError('--engine and --db-url apply to SQL datasets only');
     }
-    return {
-      create: () =>
-        new BashEnv({
-          dataset: options.dataset,
-          provider: options.provider,
-          ...(options.image ? { image: options.image } : {}),
-          ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
-          ...(options.compat ? { compat: options.compat } : {}),
-        }),
-      close: async () => {},
-    };
-  },
+    return { create: () => make(options), close: async () => {} };
+  };
+}
+
+/** The options every sandbox env takes from a run. */
+function sandboxOptions(options: EnvOpenOptions) {
+  return {
+    dataset: options.dataset,
+    provider: options.provider,
+    ...(options.image ? { image: options.image } : {}),
+    ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
+    ...(options.compat ? { compat: options.compat } : {}),
+  };
+}
+
+const bash: EnvDefinition = {
+  usesSandbox: true,
+  open: openSandboxEnvs((options) => new BashEnv(sandboxOptions(options))),
   goldActions: (task) => [goldText(task, ';')],
 };
 
@@ -85,22 +91,7 @@ const sql: EnvDefinition = {
 const python: EnvDefinition = {
   usesSandbox: true,
   tools: [{ command: 'python3', debianPackage: 'python3' }],
-  open: async (options) => {
-    if (options.engine !== undefined || options.dbUrl !== undefined) {
-      throw new UsageError('--engine and --db-url apply to SQL datasets only');
-    }
-    return {
-      create: () =>
-        new PythonEnv({
-          dataset: options.dataset,
-          provider: options.provider,
-          ...(options.image ? { image: options.image } : {}),
-          ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
-          ...(options.compat ? { compat: options.compat } : {}),
-        }),
-      close: async () => {},
-    };
-  },
+  open: openSandboxEnvs((options) => new PythonEnv(sandboxOptions(options))),
   // The gold code, then `submit <its function>`. A gold that does not start with `def ` gets a
   // leading `import builtins`: upstream's print-wrapping rule exempts code with an `import` but not
   // with `from … import`, and would wrap five MBPP golds in `print(…)`.

@@ -1,24 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheDir } from '../../src/sandbox/cache-dir.js';
-import { dockerClient, dockerEndpoint } from '../../src/sandbox/docker/docker-client.js';
 import { ensureDebianImage } from '../../src/sandbox/index.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
+import { describeDockerMissing, dockerUnavailable } from '../sandbox/docker-gate.js';
 import { intercode, jsonLines } from './cli-fixture.js';
 
 // The gold agent through the real CLI on both backends with the same Debian image: docker must
 // score every task exactly as bwrap does (and every gold solves its task). The images come from the
 // user cache (CI builds them: `intercode image build bash python`); a missing one is built here.
-
-/** Why docker cannot be tested here, or null when a daemon answers. */
-async function unavailable(): Promise<string | null> {
-  try {
-    await dockerClient().ping();
-    return null;
-  } catch (error) {
-    return `no Docker daemon at ${dockerEndpoint()} (${(error as Error).message}); set DOCKER_HOST or start dockerd`;
-  }
-}
 
 interface Episode {
   taskId: string;
@@ -31,19 +21,10 @@ const CASES = [
   { dataset: 'demo/python', image: 'debian:python', profile: 'python' },
 ] as const;
 
-const reason = await unavailable();
+const reason = await dockerUnavailable();
 
 if (reason) {
-  describe('gold on docker and bwrap', () => {
-    // CI starts a daemon and sets INTERCODE_REQUIRE_DOCKER: there, a missing daemon is a failure.
-    if (process.env.INTERCODE_REQUIRE_DOCKER) {
-      it('has a Docker daemon to test against', () => {
-        throw new Error(reason);
-      });
-    } else {
-      it.skip(`skipped: ${reason}`, () => {});
-    }
-  });
+  describeDockerMissing('gold on docker and bwrap', reason);
 } else {
   describe('gold on docker and bwrap', () => {
     const made: string[] = [];

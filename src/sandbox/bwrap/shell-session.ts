@@ -1,19 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { SandboxError } from '../../core/errors.js';
-import { shellQuote } from '../../core/shell-quote.js';
-import { OutputBuffer } from '../output-buffer.js';
 import type { ExecResult, ShellSession } from '../sandbox.js';
+import { returnToCwd, ShellRequest, shellInit } from '../shell-protocol.js';
 import type { BoxProcess } from './box-process.js';
-
-/** Descriptor the shell keeps for its own replies, so user redirections cannot hide them. */
-const REPLY_FD = 200;
-
-/**
- * Reads one command per request as data (up to a NUL byte), evaluates it at the shell's top level
- * with stdin from /dev/null and stdout+stderr on the reply pipe, then reads a fresh random nonce
- * that was not readable while the command ran, and prints `nonce:exit-code:cwd` + NUL.
- */
-const STEP = `IFS= read -r -d '' __ic_c; eval "$__ic_c" </dev/null >&${REPLY_FD} 2>&${REPLY_FD}; __ic_done $? >&${REPLY_FD}\n`;
 
 export interface SessionOptions {
   readonly start: () => Promise<BoxProcess>;
@@ -25,9 +13,7 @@ export interface SessionOptions {
 }
 
 interface Running {
-  readonly nonce: Buffer;
-  readonly output: OutputBuffer;
-  pending: Buffer;
+  readonly request: ShellRequest;
   finish(exitCode: number | null, cwd: string | undefined, restarted: boolean): void;
 }
 
@@ -73,9 +59,8 @@ export class BashSession implements ShellSession {
       this.#box = undefined;
       this.#running?.finish(code, undefined, true);
     });
-    const init = `exec ${REPLY_FD}>&1 2>/dev/null\n${this.#options.prelude}\n__ic_done() { IFS= read -r __ic_n; builtin printf '%s:%d:%s\\0' "$__ic_n" "$1" "$PWD"; }\n`;
-    box.stdin.write(init);
-    const cd = this.#cwd === this.#options.cwd ? 'true' : `cd -- ${shellQuote(this.#cwd)} 2>/dev/null`;
+    box.stdin.write(shellInit(this.#options.prelude));
+    const cd = returnToCwd(this.#cwd, this.#options.cwd);
     const ready = await this.#send(cd, this.#options.timeoutMs, 4096);
     if (ready.exitCode === null || ready.sessionRestarted) {
       box.kill();
@@ -111,25 +96,21 @@ export class BashSession implements ShellSession {
   #send(command: string, timeoutMs: number, maxOutputBytes: number): Promise<ExecResult> {
     const box = this.#box!;
     const started = performance.now();
-    const nonce = `__IC_${randomBytes(16).toString('hex')}`;
     return new Promise<ExecResult>((resolve) => {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
         box.kill();
       }, timeoutMs);
-      const output = new OutputBuffer(maxOutputBytes);
+      const request = new ShellRequest(maxOutputBytes);
       const running: Running = {
-        nonce: Buffer.from(nonce),
-        output,
-        pending: Buffer.alloc(0),
+        request,
         finish: (exitCode, cwd, restarted) => {
           clearTimeout(timer);
           this.#running = undefined;
           if (cwd !== undefined) this.#cwd = cwd;
-          // Bytes held back while looking for the nonce belong to the output when none came.
-          if (restarted) output.push(running.pending);
-          const { text, truncated } = output.result();
+          if (restarted) request.flush();
+          const { text, truncated } = request.output.result();
           resolve({
             output: text,
             exitCode: timedOut ? null : exitCode,
@@ -141,36 +122,15 @@ export class BashSession implements ShellSession {
         },
       };
       this.#running = running;
-      box.stdin.write(`${STEP}${command.replaceAll('\0', '')}\0${nonce}\n`);
+      box.stdin.write(request.request(command));
     });
   }
 
   #onData(chunk: Buffer): void {
     const running = this.#running;
     if (!running) return;
-    let data = running.pending.length > 0 ? Buffer.concat([running.pending, chunk]) : chunk;
-    const at = data.indexOf(running.nonce);
-    if (at >= 0) {
-      const end = data.indexOf(0, at + running.nonce.length);
-      if (end < 0) {
-        running.output.push(data.subarray(0, at));
-        running.pending = Buffer.from(data.subarray(at));
-        return;
-      }
-      running.output.push(data.subarray(0, at));
-      const [code, ...cwdParts] = data
-        .subarray(at + running.nonce.length + 1, end)
-        .toString()
-        .split(':');
-      running.finish(Number(code), cwdParts.join(':'), false);
-      return;
-    }
-    const keep = running.nonce.length - 1;
-    if (data.length > keep) {
-      running.output.push(data.subarray(0, data.length - keep));
-      data = data.subarray(data.length - keep);
-    }
-    running.pending = Buffer.from(data);
+    const end = running.request.push(chunk);
+    if (end) running.finish(end.exitCode, end.cwd, false);
   }
 
   /**

@@ -1,19 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { SandboxError } from '../../core/errors.js';
-import { shellQuote } from '../../core/shell-quote.js';
-import { OutputBuffer } from '../output-buffer.js';
 import type { ExecResult, ShellSession } from '../sandbox.js';
+import { returnToCwd, ShellRequest, shellInit } from '../shell-protocol.js';
 import type { SupervisedExec } from './supervised-exec.js';
-
-/** Descriptor the shell keeps for its own replies, so user redirections cannot hide them. */
-const REPLY_FD = 200;
-
-/**
- * The same protocol as the bwrap session: one command per request as data (up to a NUL byte),
- * evaluated at the top level with stdin from /dev/null, then a fresh nonce that was not readable
- * while the command ran, answered with `nonce:exit-code:cwd` + NUL.
- */
-const STEP = `IFS= read -r -d '' __ic_c; eval "$__ic_c" </dev/null >&${REPLY_FD} 2>&${REPLY_FD}; __ic_done $? >&${REPLY_FD}\n`;
 
 /** How long a killed shell may take to go before its command's result is returned anyway. */
 const KILL_GRACE_MS = 3000;
@@ -28,9 +16,7 @@ export interface DockerSessionOptions {
 }
 
 interface Running {
-  readonly nonce: Buffer;
-  readonly output: OutputBuffer;
-  pending: Buffer;
+  readonly request: ShellRequest;
   finish(exitCode: number | null, cwd: string | undefined, restarted: boolean): void;
 }
 
@@ -71,9 +57,8 @@ export class DockerShellSession implements ShellSession {
       this.#running?.finish(code, undefined, true);
     });
     process.go();
-    const init = `exec ${REPLY_FD}>&1 2>/dev/null\n${this.#options.prelude}\n__ic_done() { IFS= read -r __ic_n; builtin printf '%s:%d:%s\\0' "$__ic_n" "$1" "$PWD"; }\n`;
-    process.write(Buffer.from(init));
-    const cd = this.#cwd === this.#options.cwd ? 'true' : `cd -- ${shellQuote(this.#cwd)} 2>/dev/null`;
+    process.write(Buffer.from(shellInit(this.#options.prelude)));
+    const cd = returnToCwd(this.#cwd, this.#options.cwd);
     const ready = await this.#send(cd, Math.max(this.#options.timeoutMs, 30_000), 4096);
     if (ready.exitCode === null || ready.sessionRestarted) {
       process.destroy();
@@ -110,7 +95,6 @@ export class DockerShellSession implements ShellSession {
   #send(command: string, timeoutMs: number, maxOutputBytes: number): Promise<ExecResult> {
     const process = this.#process!;
     const started = performance.now();
-    const nonce = `__IC_${randomBytes(16).toString('hex')}`;
     return new Promise<ExecResult>((resolve) => {
       let timedOut = false;
       let grace: NodeJS.Timeout | undefined;
@@ -123,12 +107,10 @@ export class DockerShellSession implements ShellSession {
           running.finish(null, undefined, true);
         }, KILL_GRACE_MS);
       }, timeoutMs);
-      const output = new OutputBuffer(maxOutputBytes);
+      const request = new ShellRequest(maxOutputBytes);
       let done = false;
       const running: Running = {
-        nonce: Buffer.from(nonce),
-        output,
-        pending: Buffer.alloc(0),
+        request,
         finish: (exitCode, cwd, restarted) => {
           if (done) return;
           done = true;
@@ -136,8 +118,8 @@ export class DockerShellSession implements ShellSession {
           if (grace) clearTimeout(grace);
           if (this.#running === running) this.#running = undefined;
           if (cwd !== undefined) this.#cwd = cwd;
-          if (restarted) output.push(running.pending);
-          const { text, truncated } = output.result();
+          if (restarted) request.flush();
+          const { text, truncated } = request.output.result();
           resolve({
             output: text,
             exitCode: timedOut ? null : exitCode,
@@ -149,36 +131,15 @@ export class DockerShellSession implements ShellSession {
         },
       };
       this.#running = running;
-      process.write(Buffer.from(`${STEP}${command.replaceAll('\0', '')}\0${nonce}\n`));
+      process.write(request.request(command));
     });
   }
 
   #onData(chunk: Buffer): void {
     const running = this.#running;
     if (!running) return;
-    let data = running.pending.length > 0 ? Buffer.concat([running.pending, chunk]) : chunk;
-    const at = data.indexOf(running.nonce);
-    if (at >= 0) {
-      const end = data.indexOf(0, at + running.nonce.length);
-      if (end < 0) {
-        running.output.push(data.subarray(0, at));
-        running.pending = Buffer.from(data.subarray(at));
-        return;
-      }
-      running.output.push(data.subarray(0, at));
-      const [code, ...cwdParts] = data
-        .subarray(at + running.nonce.length + 1, end)
-        .toString()
-        .split(':');
-      running.finish(Number(code), cwdParts.join(':'), false);
-      return;
-    }
-    const keep = running.nonce.length - 1;
-    if (data.length > keep) {
-      running.output.push(data.subarray(0, data.length - keep));
-      data = data.subarray(data.length - keep);
-    }
-    running.pending = Buffer.from(data);
+    const end = running.request.push(chunk);
+    if (end) running.finish(end.exitCode, end.cwd, false);
   }
 
   /**

@@ -3,23 +3,14 @@ import type { StepResult } from '../../../src/core/env.js';
 import type { Dataset } from '../../../src/core/task.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { PythonEnv } from '../../../src/envs/python/python-env.js';
-import { dockerClient, dockerEndpoint } from '../../../src/sandbox/docker/docker-client.js';
 import { DockerProvider } from '../../../src/sandbox/docker/docker-provider.js';
 import { ensureDebianImage } from '../../../src/sandbox/index.js';
+import { describeDockerMissing, dockerUnavailable } from '../../sandbox/docker-gate.js';
 
 // The Python env on the docker backend: its driver runs through the docker sandbox's `spawn`, in a
 // container whose pid namespace it shares with the supervisors of docker's execs.
 
-async function unavailable(): Promise<string | null> {
-  try {
-    await dockerClient().ping();
-    return null;
-  } catch (error) {
-    return `no Docker daemon at ${dockerEndpoint()} (${(error as Error).message}); set DOCKER_HOST or start dockerd`;
-  }
-}
-
-const reason = await unavailable();
+const reason = await dockerUnavailable();
 const text = (step: StepResult) => step.observation.text;
 
 /** Python code that defines `_left()`: whether a process running `sleep 1000` is in the container. */
@@ -46,15 +37,7 @@ print(_left())`;
 const SLEEPER_LEFT = `${LEFT}\nprint(_left())`;
 
 if (reason) {
-  describe('PythonEnv on docker', () => {
-    if (process.env.INTERCODE_REQUIRE_DOCKER) {
-      it('has a Docker daemon to test against', () => {
-        throw new Error(reason);
-      });
-    } else {
-      it.skip(`skipped: ${reason}`, () => {});
-    }
-  });
+  describeDockerMissing('PythonEnv on docker', reason);
 } else {
   describe('PythonEnv on docker', () => {
     const provider = new DockerProvider();
