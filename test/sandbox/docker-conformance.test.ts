@@ -3,6 +3,7 @@ import { describe, it } from 'vitest';
 import { diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
 import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
+import { debianProfileOf, ensureDebianImage } from '../../src/sandbox/images/debian-image.js';
 import { currentOwner } from '../../src/sandbox/owner.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
 import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
@@ -19,6 +20,8 @@ if (reason) {
 } else {
   // Docker limits a container's writable layer only on some storage drivers (overlay2 on XFS with
   // pquota, btrfs, zfs); elsewhere the disk case is skipped, and `intercode doctor` says so.
+  const profile = debianProfileOf(image);
+  if (profile !== null) await ensureDebianImage(profile);
   const diskQuota = await diskQuotaSupported(dockerClient());
   if (!diskQuota) {
     describe('sandbox conformance: docker', () => {

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
-import { EnvError } from '../../core/errors.js';
+import { EnvError, SandboxError } from '../../core/errors.js';
 import type { Dataset, Task } from '../../core/task.js';
 import type { Sandbox, SandboxProvider } from '../../sandbox/sandbox.js';
 import { skipStep } from '../control-steps.js';
@@ -37,6 +38,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_GOLD_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_MEMORY = 768 * 1024 * 1024;
+/** Starts of an interpreter tried before giving up (waits of 0.1, 0.2, … s between them). */
+const START_ATTEMPTS = 8;
 const RESTARTED = '[the interpreter was restarted: the variables and functions defined so far are gone]';
 
 /** A sandbox with its interpreter (none until started, or after it died). */
@@ -134,14 +137,27 @@ export class PythonEnv implements Env {
     return this.#boxes;
   }
 
-  /** The box's interpreter, started again when it is gone. */
+  /**
+   * The box's interpreter, started again when it is gone. A start can fail while the processes of
+   * the previous one are still dying (a fork bomb fills the sandbox's process limit until the kernel
+   * has reaped them): it is tried again for a few seconds.
+   */
   async #interpreter(box: Box): Promise<PythonInterpreter> {
     if (box.interpreter?.alive) return box.interpreter;
     box.interpreter?.close();
-    box.interpreter = await PythonInterpreter.start(box.sandbox, {
-      memoryBytes: this.#options.memoryBytes ?? DEFAULT_MEMORY,
-    });
-    return box.interpreter;
+    box.interpreter = undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        box.interpreter = await PythonInterpreter.start(box.sandbox, {
+          memoryBytes: this.#options.memoryBytes ?? DEFAULT_MEMORY,
+        });
+        return box.interpreter;
+      } catch (error) {
+        const startFailed = error instanceof SandboxError && error.code === 'SANDBOX_START_FAILED';
+        if (!startFailed || attempt >= START_ATTEMPTS) throw error;
+        await sleep(100 * attempt);
+      }
+    }
   }
 
   /** Runs codes; a lost interpreter is started again and its codes reported as not run. */

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { hostPython } from '../bwrap/bwrap-provider.js';
-import { debianProfileOf, ensureDebianImage } from '../images/debian-image.js';
+import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
 import { containerSpec, LABEL, startContainer } from './docker-sandbox.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
 
@@ -47,7 +47,8 @@ export async function resolveDockerImage(docker: Docker, image: string): Promise
       `image "${image}" is not available on the docker backend (known: debian, debian:<profile>, docker:<image>)`,
     );
   }
-  const built = await ensureDebianImage(profile);
+  // As on bwrap, a sandbox never builds an image (a minute or more): `intercode image build` does.
+  const built = builtDebianImage(profile);
   const tag = `${REPOSITORY}/${built.profile}:${built.key}`;
   let pending = importing.get(tag);
   if (!pending) {
