@@ -8,6 +8,7 @@ import { ctfEnvironment } from './ctf/ctf-env.js';
 import type { DefinedEnvironment, ToolRequirement } from './define-environment.js';
 import { referenceFunctionName } from './python/function-names.js';
 import { PythonEnv } from './python/python-env.js';
+import type { SandboxEnvOptions } from './sandbox-env-options.js';
 import { openSqlEnvs } from './sql/open-sql-envs.js';
 
 /** What a run asks of an environment kind. Options an env does not use are ignored. */
@@ -66,7 +67,7 @@ function openSandboxEnvs(make: (options: EnvOpenOptions) => Env): EnvDefinition[
 }
 
 /** The options every sandbox env takes from a run. */
-function sandboxOptions(options: EnvOpenOptions) {
+function sandboxOptions(options: EnvOpenOptions): SandboxEnvOptions {
   return {
     dataset: options.dataset,
     provider: options.provider,

@@ -4,9 +4,10 @@ import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
-import type { Dataset, Task } from '../../core/task.js';
-import type { ExecResult, Sandbox, SandboxProvider } from '../../sandbox/sandbox.js';
+import type { Task } from '../../core/task.js';
+import type { ExecResult, Sandbox } from '../../sandbox/sandbox.js';
 import { skipStep, submitStep } from '../control-steps.js';
+import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import {
   type GitChange,
@@ -19,24 +20,12 @@ import { scriptLayer } from './script-layer.js';
 import { taskLayerOptions } from './task-layer.js';
 import { simplifyPath, upstreamCommandLine } from './upstream-command.js';
 
-export interface BashEnvOptions {
-  readonly dataset: Dataset;
-  readonly provider: SandboxProvider;
-  /** Sandbox image under the task's file system, default `host`. */
-  readonly image?: string;
-  /** Time limit of one agent action (upstream: 10 s). */
-  readonly actionTimeoutMs?: number;
-  /** Time limit of the gold command (upstream has none; a gold that exceeds it is flagged corrupt). */
-  readonly goldTimeoutMs?: number;
-  readonly maxOutputBytes?: number;
-  /**
-   * `fixed` (default): commands run in a persistent shell as written. `upstream`: every command is
-   * mangled as upstream's `bash -c "<cmd>"` + `shlex.split` did, each in a fresh process with an
-   * emulated `cd`, and directories count as equal in the content check (upstream's missing
-   * `md5deep`), to reproduce the paper's recorded numbers.
-   */
-  readonly compat?: 'fixed' | 'upstream';
-}
+/**
+ * Options of the Bash env. `compat: 'upstream'`: every command is mangled as upstream's
+ * `bash -c "<cmd>"` + `shlex.split` did, each in a fresh process with an emulated `cd`, and
+ * directories count as equal in the content check (upstream's missing `md5deep`).
+ */
+export type BashEnvOptions = SandboxEnvOptions;
 
 /** The agent's and the evaluator's sandboxes on one task file system. */
 interface Boxes {

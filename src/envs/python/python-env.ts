@@ -3,35 +3,27 @@ import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
 import { EnvError, SandboxError } from '../../core/errors.js';
-import type { Dataset, Task } from '../../core/task.js';
-import type { Sandbox, SandboxProvider } from '../../sandbox/sandbox.js';
+import type { Task } from '../../core/task.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { skipStep } from '../control-steps.js';
+import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import { referenceFunctionName, submitName, submittedFunctionName } from './function-names.js';
 import { mbppScore } from './mbpp-reward.js';
 import { type CodeResult, InterpreterLost, PythonInterpreter, type RunReply } from './python-interpreter.js';
 
-export interface PythonEnvOptions {
-  readonly dataset: Dataset;
-  readonly provider: SandboxProvider;
-  /** Sandbox image holding /usr/bin/python3, default `host`. */
-  readonly image?: string;
-  /** Time limit of one agent action and of each test of a submission (upstream had none; 10 s). */
-  readonly actionTimeoutMs?: number;
-  /** Time limit of each step of the gold run (a gold that exceeds it is flagged corrupt). */
-  readonly goldTimeoutMs?: number;
-  /** Output cap per action (head and tail kept), default 1 MiB. */
-  readonly maxOutputBytes?: number;
+/**
+ * Options of the Python env. The action time limit also bounds each test of a submission; the gold
+ * time limit each step of the gold run. `compat: 'upstream'`: as the original did, a submission's
+ * tests run in the agent's interpreter itself, which is then reset and loaded with the setup code,
+ * the gold and its tests: the gold's functions stay there for the agent's next turns (how recorded
+ * runs scored 1.0 after a def that failed to compile, when the gold's function had the same name).
+ * `fixed` (default): the tests run in a throw-away copy of the agent's interpreter and the gold in a
+ * separate sandbox.
+ */
+export interface PythonEnvOptions extends SandboxEnvOptions {
   /** Address-space limit of each interpreter process, default 768 MiB (the sandbox has 1 GiB). */
   readonly memoryBytes?: number;
-  /**
-   * `fixed` (default): a submission's tests run in a throw-away copy of the agent's interpreter and
-   * the gold in a separate sandbox. `upstream`: as the original did, the tests run in the agent's
-   * interpreter itself, which is then reset and loaded with the setup code, the gold and its tests:
-   * the gold's functions stay there for the agent's next turns (how recorded runs scored 1.0 after
-   * a def that failed to compile, when the gold's function had the same name).
-   */
-  readonly compat?: 'fixed' | 'upstream';
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;

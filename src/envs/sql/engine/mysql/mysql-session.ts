@@ -83,6 +83,11 @@ interface RunResult {
   timedOut: boolean;
 }
 
+/** The copy's database name as a whole word (`Tables_in_` may precede it). */
+function copyNamePattern(copy: string): string {
+  return `(?<![A-Za-z0-9$])${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`;
+}
+
 function errorMessage(error: Error): string {
   const { sqlMessage } = error as { sqlMessage?: string };
   return (sqlMessage ?? error.message).replace(/\s*\n\s*/g, ' ');
@@ -105,6 +110,8 @@ export class MysqlSession implements SqlSession {
   #threadId = 0;
   /** The connection ended or failed outside a query (noticed at the next call). */
   #lost: Error | undefined;
+  /** The copy's name in server text, compiled on first use (a session keeps its copy). */
+  #copyName: RegExp | undefined;
   /** Called when the connection fails during a query. */
   #onLost: ((error: Error) => void) | undefined;
   #pendingWrites = false;
@@ -274,11 +281,10 @@ export class MysqlSession implements SqlSession {
    * doesn't exist`) as the agent would see it on upstream's single database (`voter_1`).
    */
   private unmask(text: string): string {
-    const copy = this.slot.database;
     const shown = this.database.toLowerCase();
-    if (copy === shown) return text;
-    const pattern = copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return text.replace(new RegExp(`(?<![A-Za-z0-9$])${pattern}(?![\\w$])`, 'gi'), shown);
+    if (this.slot.database === shown) return text;
+    this.#copyName ??= new RegExp(copyNamePattern(this.slot.database), 'gi');
+    return text.replace(this.#copyName, shown);
   }
 
   /** The session settings (again after `COM_RESET_CONNECTION`, which restores the server's defaults). */

@@ -1,0 +1,21 @@
+import type { Dataset } from '../core/task.js';
+import type { SandboxProvider } from '../sandbox/sandbox.js';
+
+/** What every environment that runs its episodes in sandboxes is given (Bash, Python). */
+export interface SandboxEnvOptions {
+  readonly dataset: Dataset;
+  readonly provider: SandboxProvider;
+  /** Sandbox image, default `host`. */
+  readonly image?: string;
+  /** Time limit of one agent action (upstream: 10 s for Bash, none for Python). */
+  readonly actionTimeoutMs?: number;
+  /** Time limit of the gold's run (upstream has none; a gold that exceeds it is flagged corrupt). */
+  readonly goldTimeoutMs?: number;
+  /** Output cap per action (head and tail kept), default 1 MiB. */
+  readonly maxOutputBytes?: number;
+  /**
+   * `fixed` (default) or `upstream`: reproduce the original's handling, bugs included, to reproduce
+   * the paper's recorded numbers (each env documents what it changes).
+   */
+  readonly compat?: 'fixed' | 'upstream';
+}
