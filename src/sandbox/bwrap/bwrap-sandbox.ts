@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import type { Cgroup } from '../cgroups.js';
 import { OutputBuffer } from '../output-buffer.js';
+import { PersistentShell } from '../persistent-shell.js';
 import type {
   ExecOptions,
   ExecResult,
@@ -15,8 +16,8 @@ import type {
   ShellSession,
 } from '../sandbox.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
+import { bwrapShellProcess } from './bwrap-shell-process.js';
 import type { MountHelper } from './mount-helper.js';
-import { BashSession } from './shell-session.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
 export interface BwrapSandboxConfig {
@@ -54,8 +55,8 @@ export class BwrapSandbox implements Sandbox {
   readonly id: string;
   readonly provider = 'bwrap';
   readonly #config: BwrapSandboxConfig;
-  #main: BashSession | undefined;
-  readonly #sessions = new Set<BashSession>();
+  #main: PersistentShell | undefined;
+  readonly #sessions = new Set<PersistentShell>();
   readonly #boxes = new Set<BoxProcess>();
   #closed = false;
   /** The cgroup and runtime directory are gone (closeSync only kills: close() still removes them). */
@@ -134,9 +135,10 @@ export class BwrapSandbox implements Sandbox {
     });
   }
 
-  async #openSession(): Promise<BashSession> {
-    const session = await BashSession.open({
-      start: () => this.#launch(['bash', '--norc', '--noprofile'], this.#config.cwd),
+  async #openSession(): Promise<PersistentShell> {
+    const session = await PersistentShell.open({
+      launch: async (onData) =>
+        bwrapShellProcess(await this.#launch(['bash', '--norc', '--noprofile'], this.#config.cwd), onData),
       prelude: this.#prelude(),
       cwd: this.#config.cwd,
       timeoutMs: this.#config.timeoutMs,
@@ -262,7 +264,7 @@ export class BwrapSandbox implements Sandbox {
     }
   }
 
-  async #killAll(keep?: BashSession): Promise<void> {
+  async #killAll(keep?: PersistentShell): Promise<void> {
     const sessions = [...this.#sessions].filter((session) => session !== keep);
     for (const session of sessions) this.#sessions.delete(session);
     await Promise.all(sessions.map((session) => session.close()));

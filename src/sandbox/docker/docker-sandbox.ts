@@ -5,6 +5,7 @@ import { type Duplex, PassThrough, Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { OutputBuffer } from '../output-buffer.js';
+import { PersistentShell } from '../persistent-shell.js';
 import type {
   ExecOptions,
   ExecResult,
@@ -24,7 +25,7 @@ import {
   readArchive,
   statPath,
 } from './container-files.js';
-import { DockerShellSession } from './docker-shell-session.js';
+import { dockerShellProcess } from './docker-shell-process.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
 import { KEEPER_SOURCE } from './supervisor-source.js';
 
@@ -167,8 +168,8 @@ export class DockerSandbox implements Sandbox {
   readonly provider = 'docker';
   readonly #config: DockerSandboxConfig;
   #box: RunningContainer | undefined;
-  #main: DockerShellSession | undefined;
-  readonly #sessions = new Set<DockerShellSession>();
+  #main: PersistentShell | undefined;
+  readonly #sessions = new Set<PersistentShell>();
   readonly #execs = new Set<SupervisedExec>();
   /** A started, untouched container that the next reset() switches to (prepared after a reset). */
   #spare: Promise<Spare> | undefined;
@@ -225,20 +226,24 @@ export class DockerSandbox implements Sandbox {
     });
   }
 
-  async #openSession(): Promise<DockerShellSession> {
-    const session = await DockerShellSession.open({
-      start: (onOutput) => {
+  async #openSession(): Promise<PersistentShell> {
+    const session = await PersistentShell.open({
+      launch: async (onOutput) => {
         const ahead = this.#shellAhead;
         this.#shellAhead = undefined;
         if (ahead && !ahead.ended) {
           ahead.onOutput = onOutput;
           this.#execs.add(ahead);
           ahead.exited.then(() => this.#execs.delete(ahead));
-          return Promise.resolve(ahead);
+          return dockerShellProcess(ahead);
         }
         ahead?.destroy();
-        return this.#start(['bash', '--norc', '--noprofile'], this.#config.cwd, {}, onOutput);
+        return dockerShellProcess(
+          await this.#start(['bash', '--norc', '--noprofile'], this.#config.cwd, {}, onOutput),
+        );
       },
+      // Starting a shell in a container that is still starting can take longer than one action.
+      startTimeoutMs: Math.max(this.#config.timeoutMs, 30_000),
       prelude: 'ulimit -c 0 2>/dev/null',
       cwd: this.#config.cwd,
       timeoutMs: this.#config.timeoutMs,
@@ -406,7 +411,7 @@ export class DockerSandbox implements Sandbox {
     this.#spare = spare;
   }
 
-  async #killAll(keep?: DockerShellSession, wait = true): Promise<void> {
+  async #killAll(keep?: PersistentShell, wait = true): Promise<void> {
     const sessions = [...this.#sessions].filter((session) => session !== keep);
     for (const session of sessions) {
       this.#sessions.delete(session);

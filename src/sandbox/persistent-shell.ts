@@ -1,19 +1,39 @@
-import { SandboxError } from '../../core/errors.js';
-import type { ExecResult, ShellSession } from '../sandbox.js';
-import { returnToCwd, ShellRequest, shellInit } from '../shell-protocol.js';
-import type { SupervisedExec } from './supervised-exec.js';
+import { SandboxError } from '../core/errors.js';
+import type { ExecResult, ShellSession } from './sandbox.js';
+import { returnToCwd, ShellRequest, shellInit } from './shell-protocol.js';
 
-/** How long a killed shell may take to go before its command's result is returned anyway. */
-const KILL_GRACE_MS = 3000;
+/** A running `bash` of some backend, as a persistent shell drives it. */
+export interface ShellProcess {
+  /** Writes to the shell's standard input. */
+  write(data: Buffer): void;
+  /** Kills the shell's whole process tree (a command past its time limit). */
+  kill(): void;
+  /** Resolves with the exit code once the shell is gone. */
+  readonly exited: Promise<number | null>;
+  /** Ends the shell before a restart of its sandbox (the backend decides whether to wait). */
+  release(): Promise<void>;
+  /** Ends the shell for good and waits, within reason, until it is gone. */
+  stop(): Promise<void>;
+  /** Ends the shell without waiting (process exit handlers). */
+  drop(): void;
+  /** What the shell wrote on its standard error, to explain a failed start. */
+  stderrText(): Promise<string>;
+}
 
-export interface DockerSessionOptions {
-  /** Starts `bash` under the supervisor; output goes to `onOutput`. */
-  readonly start: (onOutput: (chunk: Buffer) => void) => Promise<SupervisedExec>;
+export interface PersistentShellOptions {
+  /** Starts a shell whose standard output (the reply stream) goes to `onData`. */
+  readonly launch: (onData: (chunk: Buffer) => void) => Promise<ShellProcess>;
+  /** Shell lines run once at start (rlimits and the like). */
   readonly prelude: string;
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /** How long a new shell may take to answer, default `timeoutMs`. */
+  readonly startTimeoutMs?: number;
 }
+
+/** How long a killed shell may take to go before its command's result is returned anyway. */
+const KILL_GRACE_MS = 3_000;
 
 interface Running {
   readonly request: ShellRequest;
@@ -21,27 +41,27 @@ interface Running {
 }
 
 /**
- * A persistent bash in a Docker sandbox over an attached exec. One command runs at a time; a
- * timeout kills the shell's whole process tree, keeps the partial output, and a new shell starts in
- * the same working directory (variables are lost, files are kept).
+ * A persistent bash in a sandbox, the same on every backend (see `shell-protocol.ts`). One command
+ * runs at a time; a timeout kills the shell's whole process tree, keeps the partial output, and a
+ * new shell starts in the same working directory (variables are lost, files are kept).
  */
-export class DockerShellSession implements ShellSession {
-  readonly #options: DockerSessionOptions;
-  #process: SupervisedExec | undefined;
+export class PersistentShell implements ShellSession {
+  readonly #options: PersistentShellOptions;
+  #process: ShellProcess | undefined;
   #running: Running | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #cwd: string;
   #closed = false;
 
-  private constructor(options: DockerSessionOptions) {
+  private constructor(options: PersistentShellOptions) {
     this.#options = options;
     this.#cwd = options.cwd;
   }
 
-  static async open(options: DockerSessionOptions): Promise<DockerShellSession> {
-    const session = new DockerShellSession(options);
-    await session.#start();
-    return session;
+  static async open(options: PersistentShellOptions): Promise<PersistentShell> {
+    const shell = new PersistentShell(options);
+    await shell.#start();
+    return shell;
   }
 
   get cwd(): string {
@@ -49,23 +69,24 @@ export class DockerShellSession implements ShellSession {
   }
 
   async #start(): Promise<void> {
-    const process = await this.#options.start((chunk) => this.#onData(chunk));
+    const process = await this.#options.launch((chunk) => this.#onData(chunk));
     this.#process = process;
     process.exited.then((code) => {
       if (this.#process !== process) return;
       this.#process = undefined;
       this.#running?.finish(code, undefined, true);
     });
-    process.go();
     process.write(Buffer.from(shellInit(this.#options.prelude)));
-    const cd = returnToCwd(this.#cwd, this.#options.cwd);
-    const ready = await this.#send(cd, Math.max(this.#options.timeoutMs, 30_000), 4096);
+    const startTimeoutMs = this.#options.startTimeoutMs ?? this.#options.timeoutMs;
+    const ready = await this.#send(returnToCwd(this.#cwd, this.#options.cwd), startTimeoutMs, 4096);
     if (ready.exitCode === null || ready.sessionRestarted) {
-      process.destroy();
-      const why = ready.timedOut ? 'no answer in time' : `exit ${ready.exitCode}`;
+      process.drop();
+      if (this.#process === process) this.#process = undefined;
+      const why = ready.timedOut ? `no answer within ${startTimeoutMs} ms` : `exit ${ready.exitCode}`;
+      const stderr = await process.stderrText();
       throw new SandboxError(
         'SANDBOX_START_FAILED',
-        `the sandbox shell did not start (${why}): ${(process.stderr || ready.output).trim().split('\n').pop() || 'no output'}`,
+        `the sandbox shell did not start (${why}): ${(stderr || ready.output).trim().split('\n').pop() || 'no output'}`,
       );
     }
   }
@@ -82,9 +103,7 @@ export class DockerShellSession implements ShellSession {
       if (result.sessionRestarted && !this.#closed) {
         // A shell that cannot start right now (the sandbox is at its process limit) starts with
         // the next command instead; this command's result stands.
-        await this.#start().catch(() => {
-          this.#process = undefined;
-        });
+        await this.#start().catch(() => {});
       }
       return result;
     });
@@ -143,14 +162,14 @@ export class DockerShellSession implements ShellSession {
   }
 
   /**
-   * Drops the shell, waits for the caller's work (a new container), then starts a fresh shell in
+   * Ends the shell, waits for the caller's work (the sandbox's reset), then starts a fresh shell in
    * the initial working directory. The session object stays valid.
    */
   restart(between: () => Promise<void>): Promise<void> {
     const task = this.#queue.then(async () => {
       const process = this.#process;
       this.#process = undefined;
-      process?.destroy();
+      await process?.release();
       await between();
       this.#cwd = this.#options.cwd;
       await this.#start();
@@ -159,27 +178,16 @@ export class DockerShellSession implements ShellSession {
     return task;
   }
 
-  /** Forgets the shell without waiting (its container is being removed). */
-  detach(): void {
-    const process = this.#process;
-    this.#process = undefined;
-    process?.destroy();
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
     const process = this.#process;
     this.#process = undefined;
-    if (process) {
-      process.kill();
-      await Promise.race([process.exited, new Promise((resolve) => setTimeout(resolve, KILL_GRACE_MS))]);
-      process.destroy();
-    }
+    await process?.stop();
   }
 
-  /** Synchronous: drops the connection; the supervisor kills the shell's tree. */
+  /** Synchronous end, for process exit handlers. */
   killSync(): void {
     this.#closed = true;
-    this.#process?.destroy();
+    this.#process?.drop();
   }
 }
