@@ -28,6 +28,16 @@ function describeExit(exit: ServerExit | undefined): string {
 }
 
 /** How a database server of intercode's own is launched, once its binaries and template are ready. */
+/** Options every self-started database server takes. */
+export interface ManagedServerOptions {
+  /** Root of the user cache, where the initialised data directory is kept (default `cacheDir()`). */
+  readonly cacheDir?: string;
+  /** Connections the server accepts, default 256 (each session holds one). */
+  readonly maxConnections?: number;
+  /** Time allowed to become ready, default 30 s. */
+  readonly startTimeoutMs?: number;
+}
+
 export interface LaunchOptions<T> {
   /** `MariaDB`, `PostgreSQL`: for messages. */
   readonly title: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { failureMessage, ManagedServer } from './managed-server.js';
+import { failureMessage, ManagedServer, type ManagedServerOptions } from './managed-server.js';
 import { mariadbBinaries, setprivPath } from './server-binaries.js';
 import { makePrivateDir, newServerDir, reapStaleServers } from './server-dirs.js';
 import type { ServerProcess } from './server-process.js';
@@ -22,15 +22,9 @@ const run = promisify(execFile);
 const TEMPLATE_FORMAT = 1;
 
 /** Options of a self-started MariaDB server. */
-export interface MariadbServerOptions {
-  /** Root of the user cache, where the initialised data directory is kept (default `cacheDir()`). */
-  readonly cacheDir?: string;
+export interface MariadbServerOptions extends ManagedServerOptions {
   /** InnoDB buffer pool, default 64 MiB. */
   readonly bufferPoolBytes?: number;
-  /** Connections the server accepts, default 256 (each session holds one). */
-  readonly maxConnections?: number;
-  /** Time allowed to become ready, default 30 s. */
-  readonly startTimeoutMs?: number;
 }
 
 /**

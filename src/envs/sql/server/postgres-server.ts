@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { failureMessage, ManagedServer } from './managed-server.js';
+import { failureMessage, ManagedServer, type ManagedServerOptions } from './managed-server.js';
 import { POSTGRES_INSTALL, postgresBinaries, setprivPath } from './server-binaries.js';
 import { makePrivateDir, newServerDir, reapStaleServers } from './server-dirs.js';
 import type { ServerProcess } from './server-process.js';
@@ -26,15 +26,9 @@ const TEMPLATE_FORMAT = 1;
 export const POSTGRES_SUPERUSER = 'postgres';
 
 /** Options of a self-started PostgreSQL server. */
-export interface PostgresServerOptions {
-  /** Root of the user cache, where the initialised data directory is kept (default `cacheDir()`). */
-  readonly cacheDir?: string;
+export interface PostgresServerOptions extends ManagedServerOptions {
   /** `shared_buffers`, default 32 MiB. */
   readonly sharedBuffersBytes?: number;
-  /** Connections the server accepts, default 256 (each session holds one). */
-  readonly maxConnections?: number;
-  /** Time allowed to become ready, default 30 s. */
-  readonly startTimeoutMs?: number;
 }
 
 /**
