@@ -95,6 +95,17 @@ export abstract class ServerEngine<
     if (this.failure) throw this.failure;
   }
 
+  /** This engine with its backend connected already, so that start-up errors surface here (closed on failure). */
+  protected async connected(): Promise<this> {
+    try {
+      await this.backend();
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    return this;
+  }
+
   /** The backend, connected on first use (a failed attempt is retried by the next call). */
   protected backend(): Promise<Backend> {
     this.#backend ??= this.connect().catch((error: unknown) => {

@@ -193,15 +193,8 @@ export class MysqlEngine
   }
 
   /** An engine whose server is started (or reached) already: start-up errors surface here. */
-  static async start(options: MysqlEngineOptions = {}): Promise<MysqlEngine> {
-    const engine = new MysqlEngine(options);
-    try {
-      await engine.backend();
-    } catch (error) {
-      await engine.close();
-      throw error;
-    }
-    return engine;
+  static start(options: MysqlEngineOptions = {}): Promise<MysqlEngine> {
+    return new MysqlEngine(options).connected();
   }
 
   /** The server this engine started for itself, once started. */

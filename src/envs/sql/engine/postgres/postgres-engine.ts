@@ -139,15 +139,8 @@ export class PostgresEngine
   }
 
   /** An engine whose server is started (or reached) already: start-up errors surface here. */
-  static async start(options: PostgresEngineOptions = {}): Promise<PostgresEngine> {
-    const engine = new PostgresEngine(options);
-    try {
-      await engine.backend();
-    } catch (error) {
-      await engine.close();
-      throw error;
-    }
-    return engine;
+  static start(options: PostgresEngineOptions = {}): Promise<PostgresEngine> {
+    return new PostgresEngine(options).connected();
   }
 
   /** The server this engine uses (started for itself or given), if any. */
