@@ -169,7 +169,15 @@ export class PythonEnv implements Env {
       interpreter.close();
       box.interpreter = undefined;
       await this.#interpreter(box);
-      const result: CodeResult = { output: null, error: `Error: ${error.message}`, ok: false, died: true };
+      // Past the deadline the code ran beyond its time limit, and the driver could not even stop it
+      // (a fork bomb on a starved machine): a timeout, answered by killing the interpreter.
+      const result: CodeResult = {
+        output: null,
+        error: `Error: ${error.message}`,
+        ok: false,
+        died: true,
+        ...(error.pastDeadline ? { timed_out: true } : {}),
+      };
       return { results: codes.map(() => result), restarted: true, note: error.message };
     }
   }

@@ -56,7 +56,15 @@ const SLACK_MS = 15_000;
 const GRACE_S = 1;
 
 /** The driver stopped answering or died: the interpreter must be started again. */
-export class InterpreterLost extends Error {}
+export class InterpreterLost extends Error {
+  /** Lost because no answer came within the request's time limit (its codes' limits and slack). */
+  readonly pastDeadline: boolean;
+
+  constructor(reason: string, pastDeadline = false) {
+    super(reason);
+    this.pastDeadline = pastDeadline;
+  }
+}
 
 /**
  * The host side of the Python driver (see `python-driver-source.ts`): one process in a sandbox,
@@ -122,13 +130,13 @@ export class PythonInterpreter {
     return last ? `: ${last}` : '';
   }
 
-  #lose(reason: string): void {
+  #lose(reason: string, pastDeadline = false): void {
     if (this.#dead !== undefined) return;
     this.#dead = reason;
     this.#process.kill();
     const pending = this.#pending;
     this.#pending = undefined;
-    pending?.reject(new InterpreterLost(reason));
+    pending?.reject(new InterpreterLost(reason, pastDeadline));
   }
 
   #onData(chunk: Buffer): void {
@@ -174,7 +182,7 @@ export class PythonInterpreter {
             reject(new InterpreterLost(this.#dead));
             return;
           }
-          const timer = setTimeout(() => this.#lose('the interpreter stopped answering'), limitMs);
+          const timer = setTimeout(() => this.#lose('the interpreter stopped answering', true), limitMs);
           this.#pending = {
             resolve: (value) => {
               clearTimeout(timer);
