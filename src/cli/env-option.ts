@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.js';
 import type { Registry } from '../core/registry.js';
 import { isDefinedEnvironment } from '../envs/define-environment.js';
-import type { EnvDefinition } from '../envs/env-registry.js';
+import type { EnvDefinition } from '../envs/env-definition.js';
 
 /** A module path rather than an env name: it has a slash or a JavaScript extension. */
 function isModulePath(value: string): boolean {

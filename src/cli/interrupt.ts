@@ -1,4 +1,4 @@
-import { reapAllNow } from '../sandbox/exit-cleanup.js';
+import { reapAllNow } from '../core/host/exit-cleanup.js';
 import { EXIT } from './exit-codes.js';
 
 const controller = new AbortController();

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../core/atomic-write.js';
-import { cacheDir } from '../sandbox/cache-dir.js';
+import { writeFileAtomic } from '../core/host/atomic-write.js';
+import { cacheDir } from '../core/host/cache-dir.js';
 
 /**
  * Writes a file embedded in the package (a demo set's setup script) into the cache and returns its path:

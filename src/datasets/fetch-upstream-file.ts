@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { DatasetError } from '../core/errors.js';
-import { cacheDir } from '../sandbox/cache-dir.js';
+import { cacheDir } from '../core/host/cache-dir.js';
 import { downloadVerified } from './download-verified.js';
 import { sha256File } from './sha256-file.js';
 import { missingUpstreamReason, type UpstreamFile, upstreamFile } from './upstream-files.js';

@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { Sandbox, ShellSession } from '../sandbox/sandbox.js';
 import { DefinedEnv } from './defined-env.js';
-import type { EnvDefinition } from './env-registry.js';
+import type { EnvDefinition } from './env-definition.js';
 
 /** A command an environment's tasks call, and the Debian package that provides it (for `intercode doctor`). */
 export interface ToolRequirement {

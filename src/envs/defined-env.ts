@@ -12,7 +12,7 @@ import type {
   HistoryEntry,
   RewardContext,
 } from './define-environment.js';
-import type { EnvOpenOptions } from './env-registry.js';
+import type { EnvOpenOptions } from './env-definition.js';
 import { copyTaskFiles } from './task-files.js';
 import { pickTask } from './task-picker.js';
 

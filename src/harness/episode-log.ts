@@ -9,8 +9,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../core/atomic-write.js';
 import { DatasetError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/host/atomic-write.js';
 import type { EpisodeRecord } from './episode-record.js';
 
 /**

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Agent } from '../agents/agent.js';
-import { writeFileAtomic } from '../core/atomic-write.js';
 import type { Env } from '../core/env.js';
 import { DatasetError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/host/atomic-write.js';
 import type { Dataset, Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
 import type { EpisodeRecord } from './episode-record.js';

@@ -1,6 +1,6 @@
+export * from '../core/host/exit-cleanup.js';
 export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
-export * from './exit-cleanup.js';
 export * from './images/index.js';
 export * from './output-buffer.js';
 export * from './provider-registry.js';

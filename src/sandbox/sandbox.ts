@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { CheckItem } from '../core/host/check-item.js';
 
 /** Resource limits of one sandbox. */
 export interface SandboxLimits {
@@ -150,16 +151,6 @@ export interface SandboxStats {
 export interface ProviderCheck {
   readonly ok: boolean;
   readonly items: readonly CheckItem[];
-}
-
-export interface CheckItem {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
-  /** The command that fixes a missing piece. */
-  readonly fix?: string;
-  /** A missing piece that only weakens guarantees (a warning), rather than preventing use. */
-  readonly optional?: boolean;
 }
 
 export interface SandboxProvider {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheDir } from '../../src/sandbox/cache-dir.js';
+import { cacheDir } from '../../src/core/host/cache-dir.js';
 import { ensureDebianImage } from '../../src/sandbox/index.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
 import { describeDockerMissing, dockerUnavailable } from '../sandbox/docker-gate.js';

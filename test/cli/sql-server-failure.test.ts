@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSqlEngines } from '../../src/envs/sql/server/check-sql-engines.js';
+import { checkSqlEngines } from '../../src/sql/server/check-sql-engines.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
 import {
   type CliOptions,

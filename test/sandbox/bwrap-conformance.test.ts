@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { currentOwner } from '../../src/core/host/owner.js';
 import { BwrapProvider } from '../../src/sandbox/index.js';
-import { currentOwner } from '../../src/sandbox/owner.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
 import { bwrapResidue } from './bwrap-residue.js';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll } from 'vitest';
+import { currentOwner } from '../../src/core/host/owner.js';
 import { BwrapProvider, ensureDebianImage } from '../../src/sandbox/index.js';
-import { currentOwner } from '../../src/sandbox/owner.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
 import { bwrapResidue } from './bwrap-residue.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runtimeDir } from '../../src/core/host/runtime-dir.js';
 import { detectCgroups } from '../../src/sandbox/cgroups.js';
-import { runtimeDir } from '../../src/sandbox/runtime-dir.js';
 import { processesWithEnv } from '../../src/testkit/host-processes.js';
 import type { HostResidue } from '../../src/testkit/index.js';
 

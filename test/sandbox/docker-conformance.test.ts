@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
+import { currentOwner } from '../../src/core/host/owner.js';
 import { diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
 import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
 import { debianProfileOf, ensureDebianImage } from '../../src/sandbox/images/debian-image.js';
-import { currentOwner } from '../../src/sandbox/owner.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
 import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
 import { dockerResidue } from './docker-residue.js';

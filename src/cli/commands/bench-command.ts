@@ -1,7 +1,7 @@
 import { cpus, release } from 'node:os';
 import type { Command } from 'commander';
-import { writeFileAtomic } from '../../core/atomic-write.js';
 import { UsageError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/host/atomic-write.js';
 import { resolveDataset } from '../../datasets/resolve-dataset.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { type CheckGroup, environmentChecks, nodeCheck } from '../../harness/doctor/machine-checks.js';
 import { cleanDockerSandboxes } from '../../sandbox/docker/docker-backend.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
+import { type CheckGroup, environmentChecks, nodeCheck } from '../doctor/machine-checks.js';
 import { EXIT } from '../exit-codes.js';
 
 function render(groups: readonly CheckGroup[], ready: boolean): string {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { cacheDir } from '../../core/host/cache-dir.js';
 import type { Task } from '../../core/task.js';
-import { cacheDir } from '../../sandbox/cache-dir.js';
 import type { DatasetSpec } from '../dataset-spec.js';
 import { DEMO_CTF_TASKS } from './demo-ctf-tasks.js';
 

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
-import { cacheDir } from '../../sandbox/cache-dir.js';
+import { cacheDir } from '../../core/host/cache-dir.js';
 import { imageIdentity } from '../../sandbox/images/image-identity.js';
 import type { SandboxProvider } from '../../sandbox/sandbox.js';
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type DefinedEnvironment, defineEnvironment, type Task } from '../../index.js';
+import type { Task } from '../../core/task.js';
+import { type DefinedEnvironment, defineEnvironment } from '../define-environment.js';
 import { goldErratum } from './ctf-errata.js';
 import { CTF_TOOLS } from './ctf-tools.js';
 import { CTF_NEEDS_NETWORK } from './ctf-unrunnable.js';

@@ -1,7 +1,7 @@
 import { DatasetError, UsageError } from '../../core/errors.js';
-import type { EnvFactory, EnvOpenOptions } from '../env-registry.js';
-import { readMysqlDump } from './dump/read-mysql-dump.js';
-import { createSqlEngine } from './engine/create-sql-engine.js';
+import { readMysqlDump } from '../../sql/dump/read-mysql-dump.js';
+import { createSqlEngine } from '../../sql/engine/create-sql-engine.js';
+import type { EnvFactory, EnvOpenOptions } from '../env-definition.js';
 import { SqlEnv } from './sql-env.js';
 
 /** Starts (or connects) the engine of a run, loads the dataset's databases, and makes SQL envs on it. */

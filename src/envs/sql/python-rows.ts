@@ -1,4 +1,4 @@
-import type { RowsOutcome, SqlEngineId } from './engine/sql-engine.js';
+import type { RowsOutcome, SqlEngineId } from '../../sql/engine/sql-engine.js';
 import {
   PyBytes,
   PyDate,
@@ -7,7 +7,7 @@ import {
   PyTimedelta,
   type PyValue,
   pyInt,
-} from './reward/python-repr.js';
+} from '../python-compat/python-repr.js';
 
 /**
  * Each engine's values as the Python driver upstream-style code would have received them, so that

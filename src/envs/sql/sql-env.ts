@@ -3,12 +3,12 @@ import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Dataset, Task } from '../../core/task.js';
+import type { QueryOutcome, SqlEngine, SqlSession } from '../../sql/engine/sql-engine.js';
 import { skipStep, submitStep } from '../control-steps.js';
+import { pyRowStrs } from '../python-compat/python-repr.js';
 import { pickTask } from '../task-picker.js';
-import type { QueryOutcome, SqlEngine, SqlSession } from './engine/sql-engine.js';
 import { jsonSafeRows, toPythonRows } from './python-rows.js';
 import { renderRows } from './render-rows.js';
-import { pyRowStrs } from './reward/python-repr.js';
 import { sqlReward } from './reward/sql-reward.js';
 import { schemaHint } from './schema-hint.js';
 

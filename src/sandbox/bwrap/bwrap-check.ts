@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import type { CheckItem } from '../../core/host/check-item.js';
 import { detectCgroups } from '../cgroups.js';
-import type { CheckItem, ProviderCheck } from '../sandbox.js';
+import type { ProviderCheck } from '../sandbox.js';
 
 function run(command: string, args: string[]): string | null {
   try {

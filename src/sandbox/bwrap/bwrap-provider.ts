@@ -1,12 +1,14 @@
 import { existsSync, rmdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
+import { trackForExit } from '../../core/host/exit-cleanup.js';
+import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
+import { reapStaleRuntimeDirs, runtimeDir } from '../../core/host/runtime-dir.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
-import { trackForExit } from '../exit-cleanup.js';
-import { prepareHostImage } from '../host-image.js';
+import { hostPython } from '../host-python.js';
 import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
-import { currentOwner, isOwnerAlive } from '../owner.js';
-import { reapStaleRuntimeDirs, runtimeDir } from '../runtime-dir.js';
+import { prepareHostImage } from '../images/host-image.js';
+import { MountHelper } from '../overlay/mount-helper.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -18,12 +20,6 @@ import {
 } from '../sandbox.js';
 import { checkBwrap } from './bwrap-check.js';
 import { BwrapSandbox, type BwrapSandboxConfig, newSandboxId } from './bwrap-sandbox.js';
-import { MountHelper } from './mount-helper.js';
-
-/** Debian's interpreter starts ten times faster than a pyenv shim; prefer it. */
-export function hostPython(): string {
-  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-}
 
 interface ImageLayout {
   readonly lowers: readonly string[];

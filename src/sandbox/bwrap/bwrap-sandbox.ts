@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import type { Cgroup } from '../cgroups.js';
 import { OutputBuffer } from '../output-buffer.js';
+import type { MountHelper } from '../overlay/mount-helper.js';
 import { PersistentShell } from '../persistent-shell.js';
 import type {
   ExecOptions,
@@ -17,7 +18,6 @@ import type {
 } from '../sandbox.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
-import type { MountHelper } from './mount-helper.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
 export interface BwrapSandboxConfig {

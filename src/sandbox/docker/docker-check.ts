@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
-import type { CheckItem, ProviderCheck } from '../sandbox.js';
+import type { CheckItem } from '../../core/host/check-item.js';
+import type { ProviderCheck } from '../sandbox.js';
 import { dockerClient, dockerEndpoint } from './docker-client.js';
 
 const START_DAEMON =

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
-import { isOwnerAlive } from '../owner.js';
+import { isOwnerAlive } from '../../core/host/owner.js';
 import { dockerClient } from './docker-client.js';
 import { LABEL } from './docker-sandbox.js';
 

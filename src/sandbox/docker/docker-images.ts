@@ -4,7 +4,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
-import { hostPython } from '../bwrap/bwrap-provider.js';
+import { hostPython } from '../host-python.js';
 import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
 import { containerSpec, LABEL, startContainer } from './docker-sandbox.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
-import { trackForExit } from '../exit-cleanup.js';
-import { currentOwner } from '../owner.js';
+import { trackForExit } from '../../core/host/exit-cleanup.js';
+import { currentOwner } from '../../core/host/owner.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_OUTPUT_BYTES,

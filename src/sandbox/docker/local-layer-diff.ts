@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, rmdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { hostPython } from '../bwrap/bwrap-provider.js';
-import { MountHelper } from '../bwrap/mount-helper.js';
-import { runtimeDir } from '../runtime-dir.js';
+import { runtimeDir } from '../../core/host/runtime-dir.js';
+import { hostPython } from '../host-python.js';
+import { MountHelper } from '../overlay/mount-helper.js';
 import type { FileChange } from '../sandbox.js';
 
 /**

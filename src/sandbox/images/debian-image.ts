@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
-import { cacheDir } from '../cache-dir.js';
+import { cacheDir } from '../../core/host/cache-dir.js';
 import { hostAptSources, releaseSources } from './apt-sources.js';
 import { imageProfiles, type RootProfile, rootProfile } from './image-profiles.js';
 import { installedPackages } from './installed-packages.js';

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../../src/core/errors.js';
 import type { Dataset, Task } from '../../../src/core/task.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
-import { readMysqlDump } from '../../../src/envs/sql/dump/read-mysql-dump.js';
-import { SqliteEngine } from '../../../src/envs/sql/engine/sqlite-engine.js';
 import { SqlEnv, type SqlEnvOptions } from '../../../src/envs/sql/sql-env.js';
+import { readMysqlDump } from '../../../src/sql/dump/read-mysql-dump.js';
+import { SqliteEngine } from '../../../src/sql/engine/sqlite/sqlite-engine.js';
 import { cleanup, MIRROR, tempDir } from '../../datasets/mirror-fixture.js';
 
 const made: string[] = [];

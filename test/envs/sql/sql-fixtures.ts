@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DumpModel } from '../../../src/envs/sql/dump/dump-model.js';
-import { parseMysqlDump } from '../../../src/envs/sql/dump/parse-mysql-dump.js';
+import type { DumpModel } from '../../../src/sql/dump/dump-model.js';
+import { parseMysqlDump } from '../../../src/sql/dump/parse-mysql-dump.js';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -16,7 +16,7 @@
  * Rounding is Python's `round` (half-even on the exact binary value), not `Math.round`.
  */
 
-import { pythonRound } from '../../shared/python-round.js';
+import { pythonRound } from '../../python-compat/python-round.js';
 import { erf } from './erf.js';
 import type { GitStatusEntry } from './git-status.js';
 import { tfidfCosine } from './tfidf-cosine.js';

@@ -1,4 +1,4 @@
-export { pythonRound } from '../../shared/python-round.js';
+export { pythonRound } from '../../python-compat/python-round.js';
 export {
   answerSimilarity,
   answerSimilarityScore,

@@ -1,11 +1,3 @@
-export { pythonRound } from '../../shared/python-round.js';
-export {
-  compareCodePoints,
-  type KendallTauCounts,
-  kendallTauB,
-  kendallTauCounts,
-  kendallTauFromCounts,
-} from './kendall-tau.js';
 export {
   PyBytes,
   PyDate,
@@ -23,7 +15,15 @@ export {
   pyRowStrs,
   pyStr,
   pyStrRepr,
-} from './python-repr.js';
+} from '../../python-compat/python-repr.js';
+export { pythonRound } from '../../python-compat/python-round.js';
+export {
+  compareCodePoints,
+  type KendallTauCounts,
+  kendallTauB,
+  kendallTauCounts,
+  kendallTauFromCounts,
+} from './kendall-tau.js';
 export {
   type SqlReward,
   type SqlRewardDetails,

@@ -23,9 +23,9 @@
  * binary value: `round(0.625, 2)` is 0.62.
  */
 
-import { pythonRound } from '../../shared/python-round.js';
+import { type PyTuple, type PyValue, pyRowStr } from '../../python-compat/python-repr.js';
+import { pythonRound } from '../../python-compat/python-round.js';
 import { kendallTauB } from './kendall-tau.js';
-import { type PyTuple, type PyValue, pyRowStr } from './python-repr.js';
 
 /** Which rule of the module comment produced the value. */
 export type SqlRewardRule =

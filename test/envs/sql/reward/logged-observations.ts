@@ -16,7 +16,7 @@ import {
   PyTimedelta,
   PyTuple,
   type PyValue,
-} from '../../../../src/envs/sql/reward/python-repr.js';
+} from '../../../../src/envs/python-compat/python-repr.js';
 
 // ---------------------------------------------------------------------------------------------
 // Python literals

@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PyTuple, pyRepr, pyRowStr } from '../../../../src/envs/sql/reward/python-repr.js';
+import { PyTuple, pyRepr, pyRowStr } from '../../../../src/envs/python-compat/python-repr.js';
 import { type SqlReward, type SqlRewardRule, sqlReward } from '../../../../src/envs/sql/reward/sql-reward.js';
 import {
   JsonNumber,

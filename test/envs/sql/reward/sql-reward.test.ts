@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Score } from '../../../../src/core/env.js';
-import { PyDecimal } from '../../../../src/envs/sql/reward/python-repr.js';
+import { PyDecimal } from '../../../../src/envs/python-compat/python-repr.js';
 import { sqlReward, sqlRewardOfRows } from '../../../../src/envs/sql/reward/sql-reward.js';
 
 /** From a from-spec Python reference with scipy (test/fixtures/generate-sql-reward-fixtures.py). */

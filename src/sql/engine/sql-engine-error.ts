@@ -1,0 +1,31 @@
+import { type ErrorCode, IntercodeError } from '../../core/errors.js';
+
+/** Codes an SQL engine throws with (see {@link SqlEngine} for their meaning). */
+export type SqlEngineErrorCode = Extract<
+  ErrorCode,
+  'SQL_ENGINE_UNAVAILABLE' | 'SQL_ENGINE_FAILED' | 'SQL_DATABASE_UNKNOWN' | 'SQL_SESSION_CLOSED'
+>;
+
+/** An SQL engine could not do its job (not a query's own failure: those are outcomes). */
+export class SqlEngineError extends IntercodeError {
+  constructor(code: SqlEngineErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/**
+ * An unexpected failure of a server session as the engine's error: the server's own failure when it
+ * is gone (`health`), else `SQL_ENGINE_FAILED` naming the session (`what`, e.g. `the MySQL session on
+ * concert_singer`).
+ */
+export async function sessionFailure(
+  error: unknown,
+  health: () => Promise<SqlEngineError | undefined>,
+  what: string,
+): Promise<SqlEngineError> {
+  if (error instanceof SqlEngineError) return error;
+  const failure = await health();
+  if (failure) return failure;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SqlEngineError('SQL_ENGINE_FAILED', `${what} failed: ${reason}`, { cause: error });
+}

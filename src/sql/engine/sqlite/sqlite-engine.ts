@@ -1,0 +1,135 @@
+import { cacheDir } from '../../../core/host/cache-dir.js';
+import type { DumpModel } from '../../dump/dump-model.js';
+import type { SqlEngine, SqlSession } from '../sql-engine.js';
+import { SqlEngineError } from '../sql-engine-error.js';
+import { type SqlitePristineSchema, sqlitePristineSchema } from './sqlite-catalogue.js';
+import { ensurePristineFiles } from './sqlite-pristine.js';
+import { SqliteSession, type SqliteSessionLimits } from './sqlite-session.js';
+
+/** Options of the SQLite engine. */
+export interface SqliteEngineOptions {
+  /** Root of the cache of built databases (default: the user cache, `cacheDir()`). */
+  readonly cacheDir?: string;
+  /** Memory limit of one session (SQLite heap and JS heap of its process), default 512 MiB. */
+  readonly memoryBytes?: number;
+  /** Rows counted in all before counting stops (`totalRowsCapped`), default 100,000. */
+  readonly countLimit?: number;
+  /** Changing statements kept per session for replay after a timeout, default 10,000. */
+  readonly replayLimit?: number;
+  /** Time limit of such a replay, default 60 s. */
+  readonly replayTimeoutMs?: number;
+  /**
+   * `"x"` that names no column reads as the string `'x'`, as in SQLite's legacy mode and in MySQL
+   * (default true; Spider's gold queries need it). False: SQLite's strict rule, an error.
+   */
+  readonly doubleQuotedStrings?: boolean;
+}
+
+interface Prepared {
+  readonly name: string;
+  readonly file: string;
+  readonly sha256: string;
+  /** The dump model of its tables, for MySQL-style introspection (`SHOW TABLES`, `DESCRIBE t`). */
+  readonly schema: SqlitePristineSchema;
+}
+
+/**
+ * The embedded engine (better-sqlite3): each dump database becomes a SQLite file, built once into
+ * the cache (see `sqlite-schema.ts` for the type mapping and its limits), and each session runs in its
+ * own process on an in-memory copy of it (see {@link SqliteSession}).
+ *
+ * Dialect: SQLite's, with MySQL's case-insensitive text comparisons imitated by `COLLATE NOCASE` on
+ * the dump's character columns. NOCASE folds only ASCII letters, and applies where SQLite picks the
+ * column's collation: `=`, `<`, `IN`, `BETWEEN`, `ORDER BY`, `GROUP BY`, `DISTINCT`, `min`/`max`,
+ * `UNIQUE` keys and joins on such a column. It does not cover what MySQL's `utf8mb4_general_ci` also
+ * does: non-ASCII case and accents (`'é' = 'E'`), trailing blanks (`'a' = 'a '`), comparisons of two
+ * literals or expressions with no column (`'a' = 'A'` is false), and functions (`instr`, `replace`).
+ * `LIKE` is ASCII case-insensitive in SQLite anyway; `GLOB` is case-sensitive.
+ * A double-quoted name that is no column reads as a string (`WHERE name = "Bob"`), as MySQL and
+ * SQLite's legacy mode do (option `doubleQuotedStrings`).
+ *
+ * MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, `SHOW COLUMNS`, `SHOW CREATE TABLE`,
+ * `SHOW INDEX`, `SHOW DATABASES`), which the paper's agents use, are answered by a compatibility layer
+ * before they reach SQLite (see `mysql-introspection.ts` and `sqlite-catalogue.ts`).
+ *
+ * Values: INTEGER as `bigint` (always; the integer/real distinction survives, as Python's `int` and
+ * `float` did upstream), REAL as `number`, TEXT as `string`, BLOB as `Buffer`, NULL as `null`.
+ */
+export class SqliteEngine implements SqlEngine {
+  readonly id = 'sqlite' as const;
+  private readonly prepared = new Map<string, Prepared>();
+  private readonly sessions = new Set<SqliteSession>();
+  private readonly limits: SqliteSessionLimits;
+  private readonly cacheRoot: string | undefined;
+  private closed = false;
+
+  constructor(options: SqliteEngineOptions = {}) {
+    this.cacheRoot = options.cacheDir;
+    this.limits = {
+      memoryBytes: options.memoryBytes ?? 512 * 2 ** 20,
+      countLimit: options.countLimit ?? 100_000,
+      replayLimit: options.replayLimit ?? 10_000,
+      replayTimeoutMs: options.replayTimeoutMs ?? 60_000,
+      doubleQuotedStrings: options.doubleQuotedStrings ?? true,
+    };
+  }
+
+  async prepare(dump: DumpModel): Promise<void> {
+    this.assertOpen();
+    for (const database of dump.databases) {
+      const known = this.prepared.get(database.name.toLowerCase());
+      if (known && known.sha256 !== dump.sha256) {
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `database ${database.name} is defined by two different dumps`,
+        );
+      }
+    }
+    const files = ensurePristineFiles(this.cacheRoot ?? cacheDir(), dump);
+    for (const database of dump.databases) {
+      const file = files.get(database.name);
+      if (file === undefined) continue;
+      this.prepared.set(database.name.toLowerCase(), {
+        name: database.name,
+        file,
+        sha256: dump.sha256,
+        schema: sqlitePristineSchema(database),
+      });
+    }
+  }
+
+  async open(database: string): Promise<SqlSession> {
+    this.assertOpen();
+    const prepared = this.prepared.get(database.toLowerCase());
+    if (!prepared) {
+      throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
+    }
+    const session = await SqliteSession.open(
+      prepared.name,
+      prepared.file,
+      this.limits,
+      (closed) => this.sessions.delete(closed),
+      prepared.schema,
+    );
+    if (this.closed) {
+      await session.close();
+      this.assertOpen();
+    }
+    this.sessions.add(session);
+    return session;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.sessions].map((session) => session.close()));
+  }
+
+  /** Names of the prepared databases, as the dumps spell them. */
+  databases(): string[] {
+    return [...this.prepared.values()].map((prepared) => prepared.name);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SqlEngineError('SQL_SESSION_CLOSED', 'the SQLite engine is closed');
+  }
+}

@@ -1,0 +1,147 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { trackForExit } from '../../../core/host/exit-cleanup.js';
+import { SqlEngineError } from '../sql-engine-error.js';
+import type { SqliteChildReply, SqliteChildRequest } from './sqlite-child-protocol.js';
+import { SQLITE_CHILD_SOURCE } from './sqlite-child-source.js';
+
+/** The process ended while requests were waiting (killed, crashed, out of memory). */
+export class SqliteProcessExit extends Error {}
+
+/** Limits of a session process. */
+export interface SqliteProcessLimits {
+  /** Most resident memory of the process (and its JS heap limit), in bytes. */
+  readonly memoryBytes: number;
+}
+
+const STDERR_TAIL = 4096;
+
+let modulePath: string | undefined;
+
+/** Where better-sqlite3 is, resolved from this package (the child requires it by path). */
+function betterSqlitePath(): string {
+  if (modulePath === undefined) {
+    try {
+      modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
+    } catch (cause) {
+      throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', 'better-sqlite3 is not installed: run npm install', {
+        cause,
+      });
+    }
+  }
+  return modulePath;
+}
+
+/**
+ * One SQLite session process: requests go out in order, replies come back in order. `kill()` ends
+ * it at once (SIGKILL), whatever it is doing; it is also killed when this process exits.
+ */
+export class SqliteProcess {
+  private readonly pending = new Map<
+    number,
+    { resolve: (reply: SqliteChildReply) => void; reject: (error: Error) => void }
+  >();
+  private nextId = 1;
+  private stderr = '';
+  private exited = false;
+  private readonly untrack: () => void;
+  /** Settles when the process has ended and its stderr is read to the end. */
+  readonly finished: Promise<void>;
+
+  private constructor(private readonly child: ChildProcess) {
+    this.untrack = trackForExit({ closeSync: () => this.kill() });
+    this.finished = new Promise((resolve) => child.once('close', () => resolve()));
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
+    });
+    child.on('message', (reply: SqliteChildReply & { id: number }) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      waiting.resolve(reply);
+    });
+    child.on('exit', (code, signal) => this.onExit(code, signal));
+    child.on('error', (error) => {
+      child.kill('SIGKILL');
+      this.onExit(null, null, error);
+    });
+  }
+
+  /** Starts a process and waits until it is ready. */
+  static async start(limits: SqliteProcessLimits): Promise<SqliteProcess> {
+    const config = JSON.stringify({ modulePath: betterSqlitePath(), memoryBytes: limits.memoryBytes });
+    const heapMb = Math.max(64, Math.ceil(limits.memoryBytes / 2 ** 20));
+    const child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${heapMb}`, '-e', SQLITE_CHILD_SOURCE, config],
+      {
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'advanced',
+        env: {},
+      },
+    );
+    const started = new SqliteProcess(child);
+    try {
+      await started.waitFor(0);
+    } catch (cause) {
+      throw new SqlEngineError(
+        'SQL_ENGINE_UNAVAILABLE',
+        `the SQLite session process did not start: ${started.stderrTail() || String(cause)}`,
+        { cause },
+      );
+    }
+    return started;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** Sends a request; rejects with {@link SqliteProcessExit} when the process ends first. */
+  request(request: SqliteChildRequest): Promise<SqliteChildReply> {
+    if (this.exited) return Promise.reject(new SqliteProcessExit('the SQLite session process has ended'));
+    const id = this.nextId++;
+    const reply = this.waitFor(id);
+    try {
+      this.child.send({ ...request, id });
+    } catch (error) {
+      this.child.kill('SIGKILL');
+      this.onExit(null, null, error instanceof Error ? error : new Error(String(error)));
+    }
+    return reply;
+  }
+
+  /** Why the process died, from what it wrote to stderr: the watchdog's or V8's report, or nothing. */
+  crashReason(): string | undefined {
+    const lines = this.stderr.split('\n');
+    const watchdog = lines.find((line) => line.startsWith('intercode-sqlite: '));
+    if (watchdog) return watchdog.slice('intercode-sqlite: '.length);
+    const fatal = lines.find((line) => line.includes('FATAL ERROR:'));
+    return fatal ? fatal.slice(fatal.indexOf('FATAL ERROR:') + 'FATAL ERROR:'.length).trim() : undefined;
+  }
+
+  /** The last lines the process wrote to stderr. */
+  stderrTail(): string {
+    return this.stderr.trim().split('\n').slice(-3).join(' | ');
+  }
+
+  /** Ends the process now (SIGKILL). */
+  kill(): void {
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+
+  private waitFor(id: number): Promise<SqliteChildReply> {
+    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null, error?: Error): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.untrack();
+    const how = error ? error.message : signal ? `signal ${signal}` : `exit code ${code}`;
+    const failure = new SqliteProcessExit(`the SQLite session process ended (${how})`);
+    for (const waiting of this.pending.values()) waiting.reject(failure);
+    this.pending.clear();
+  }
+}

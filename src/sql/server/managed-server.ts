@@ -1,0 +1,183 @@
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { trackForExit } from '../../core/host/exit-cleanup.js';
+import { SqlEngineError } from '../engine/sql-engine-error.js';
+import { removeServerDir } from './server-dirs.js';
+import { type ServerExit, ServerProcess } from './server-process.js';
+
+/** Longest Unix socket path the kernel accepts (`sun_path`, less the final NUL). */
+export const MAX_SOCKET_PATH = 107;
+
+/** A failure as one line: the last lines a failed command printed to stderr, or the message. */
+export function failureMessage(error: unknown): string {
+  if (
+    error &&
+    typeof error === 'object' &&
+    'stderr' in error &&
+    typeof error.stderr === 'string' &&
+    error.stderr
+  ) {
+    return error.stderr.trim().split('\n').slice(-3).join(' | ');
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describeExit(exit: ServerExit | undefined): string {
+  if (!exit) return 'running';
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+/** How a database server of intercode's own is launched, once its binaries and template are ready. */
+/** Options every self-started database server takes. */
+export interface ManagedServerOptions {
+  /** Root of the user cache, where the initialised data directory is kept (default `cacheDir()`). */
+  readonly cacheDir?: string;
+  /** Connections the server accepts, default 256 (each session holds one). */
+  readonly maxConnections?: number;
+  /** Time allowed to become ready, default 30 s. */
+  readonly startTimeoutMs?: number;
+}
+
+export interface LaunchOptions<T> {
+  /** `MariaDB`, `PostgreSQL`: for messages. */
+  readonly title: string;
+  /** The server's private folder (made by `newServerDir`), removed again if the start fails. */
+  readonly dir: string;
+  /** The socket the server will listen on (checked against the kernel's length limit). */
+  readonly socketPath: string;
+  /** Fills the folder: copies the data template, makes the socket and temporary folders. */
+  readonly prepare: () => Promise<void>;
+  readonly command: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly create: (process: ServerProcess) => T;
+  readonly startTimeoutMs: number;
+  /** `performance.now()` when the caller's `start` began (for `startMs`). */
+  readonly started: number;
+}
+
+/**
+ * What MariaDB and PostgreSQL servers of intercode's own have in common: a process in a private
+ * folder, tracked so that it dies with this process (exit handlers; the parent-death signal and the
+ * next start's reaper do the rest), a start that waits until a client connects, and a `stop` that
+ * ends the process and removes the folder.
+ */
+export abstract class ManagedServer {
+  #stopping: Promise<void> | undefined;
+  #stopped = false;
+  #startMs = 0;
+  readonly #untrack: () => void;
+
+  protected constructor(
+    protected readonly process: ServerProcess,
+    /** The server's private folder (data, socket, temporary files). */
+    readonly dir: string,
+    readonly version: string,
+  ) {
+    this.#untrack = trackForExit({
+      closeSync: () => {
+        process.killSync();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    });
+  }
+
+  /** `MariaDB`, `PostgreSQL`: for messages. */
+  protected abstract readonly title: string;
+  /** The signal of a clean shutdown; SIGKILL follows after 3 s. */
+  protected abstract readonly stopSignal: NodeJS.Signals;
+  /** One connection attempt as the administrator; throws while the server is not ready. */
+  protected abstract probe(): Promise<void>;
+
+  /** Spawns the server, waits until it answers, and cleans everything up when it does not. */
+  protected static async launch<T extends ManagedServer>(options: LaunchOptions<T>): Promise<T> {
+    let process: ServerProcess | undefined;
+    let server: T | undefined;
+    try {
+      if (options.socketPath.length > MAX_SOCKET_PATH) {
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `the server socket path is too long (${options.socketPath.length} > ${MAX_SOCKET_PATH}): set INTERCODE_RUNTIME_DIR to a shorter path`,
+        );
+      }
+      await options.prepare();
+      process = await ServerProcess.spawn(options.command, options.env);
+      server = options.create(process);
+      await server.#waitReady(options.startTimeoutMs);
+      server.#startMs = performance.now() - options.started;
+      return server;
+    } catch (error) {
+      process?.killSync();
+      await process?.exited;
+      if (server) server.#untrack();
+      removeServerDir(options.dir);
+      if (error instanceof SqlEngineError) throw error;
+      throw new SqlEngineError(
+        'SQL_ENGINE_FAILED',
+        `the ${options.title} server did not start: ${failureMessage(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #waitReady(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    let last: unknown;
+    while (performance.now() < deadline) {
+      if (!this.process.alive) {
+        throw new SqlEngineError(
+          'SQL_ENGINE_FAILED',
+          `the ${this.title} server exited during start-up (${describeExit(this.process.exit)}): ${this.logTail()}`,
+        );
+      }
+      try {
+        await this.probe();
+        return;
+      } catch (error) {
+        last = error;
+        await sleep(20);
+      }
+    }
+    throw new SqlEngineError(
+      'SQL_ENGINE_FAILED',
+      `the ${this.title} server was not ready after ${timeoutMs} ms (${failureMessage(last)}): ${this.logTail()}`,
+    );
+  }
+
+  /** Wall time of `start()`, in milliseconds (template copy, server start, first connection). */
+  get startMs(): number {
+    return this.#startMs;
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.process.alive;
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Calls `listener` when the server process ends, whatever the reason. */
+  onExit(listener: (exit: ServerExit) => void): () => void {
+    return this.process.onExit(listener);
+  }
+
+  /** The last lines of the server's log (for error messages). */
+  logTail(): string {
+    return this.process.outputTail();
+  }
+
+  /** Stops the server (a clean shutdown, SIGKILL after 3 s) and removes its folder. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      await this.process.stop(this.stopSignal, 3_000);
+      this.#stopped = true;
+      this.#untrack();
+      removeServerDir(this.dir);
+    })();
+    return this.#stopping;
+  }
+}

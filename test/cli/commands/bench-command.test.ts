@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchFigure } from '../../../src/harness/bench/bench-figure.js';
+import { BwrapProvider } from '../../../src/sandbox/index.js';
+import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
+import { expectOneLineError, intercode } from '../cli-fixture.js';
+
+const made: string[] = [];
+const cache = tempDir('bench-cli-cache', made);
+let available = false;
+
+beforeAll(async () => {
+  const provider = new BwrapProvider();
+  available = (await provider.check()).ok;
+  await provider.close();
+});
+
+afterAll(() => cleanup(made));
+
+describe('intercode bench', () => {
+  it('measures the Bash env with the gold agent and writes the figures as JSON', (context) => {
+    if (!available) context.skip();
+    const file = join(tempDir('bench', made), 'bench.json');
+    const result = intercode(['bench', '--only', 'bash', '--samples', '2', '--json', file], {
+      cache,
+      timeoutMs: 120_000,
+    });
+    expect(result.stderr).toBe('');
+    const report = JSON.parse(readFileSync(file, 'utf8')) as {
+      started: string;
+      machine: { cpus: number; node: string; kernel: string };
+      figures: BenchFigure[];
+    };
+    expect(Number.isNaN(Date.parse(report.started))).toBe(false);
+    expect(report.machine).toMatchObject({ node: process.version });
+    expect(report.machine.cpus).toBeGreaterThan(0);
+    const names = report.figures.map((figure) => figure.name);
+    expect(names).toEqual([
+      'reset',
+      'step (gold actions)',
+      'score (evaluator compared)',
+      'whole gold episode',
+      'gold episodes per second, concurrency 1',
+      'gold episodes per second, concurrency 2',
+    ]);
+    for (const figure of report.figures) {
+      expect(figure).toMatchObject({ backend: 'bwrap', group: 'bash (demo/bash)' });
+      expect(figure.p50).toBeGreaterThan(0);
+      expect(figure.p95).toBeGreaterThanOrEqual(figure.p50);
+      expect(figure.max).toBeGreaterThanOrEqual(figure.p95);
+    }
+    const byName = Object.fromEntries(report.figures.map((figure) => [figure.name, figure]));
+    expect(byName.reset).toMatchObject({ unit: 'ms', n: 4 });
+    expect(byName['whole gold episode']).toMatchObject({
+      unit: 'ms',
+      n: 4,
+      target: { op: '<=', stat: 'p50' },
+    });
+    expect(byName['gold episodes per second, concurrency 2']).toMatchObject({ unit: 'episodes/s', n: 1 });
+    // A whole episode takes at least its reset, step and score.
+    expect(byName['whole gold episode']!.mean).toBeGreaterThanOrEqual(byName.reset!.mean);
+    // The table names every figure; the exit code says whether every target was met (timing varies
+    // on a busy machine, so either outcome is accepted as long as they agree).
+    for (const name of names) expect(result.stdout).toContain(`bash (demo/bash): ${name}`);
+    const failed = report.figures.some((figure) => figure.pass === false);
+    expect(result.status).toBe(failed ? 1 : 0);
+  });
+
+  it('rejects an unknown figure group or backend in one line, exit 1, writing nothing', () => {
+    const file = join(tempDir('bench', made), 'bench.json');
+    expectOneLineError(
+      intercode(['bench', '--only', 'nope', '--json', file], { cache }),
+      /--only: unknown group "nope" \(known: sandbox, bash, ctf, sql, python\)/,
+    );
+    expectOneLineError(
+      intercode(['bench', '--backend', 'nope', '--json', file], { cache }),
+      /--backend: unknown backend "nope"/,
+    );
+    expectOneLineError(
+      intercode(['bench', '--samples', '0'], { cache }),
+      /--samples must be a positive integer/,
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * The PostgreSQL engine on a server it starts itself (see `../mysql/server-engine-suite.ts` for what
+ * is checked). Skipped when PostgreSQL is not installed or the upstream data mirror is missing.
+ */
+import { expect } from 'vitest';
+import { PostgresEngine } from '../../../../src/sql/engine/postgres/postgres-engine.js';
+import type { SqlEngine } from '../../../../src/sql/engine/sql-engine.js';
+import { postgresBinaries } from '../../../../src/sql/server/server-binaries.js';
+import { serverEngineSuite } from '../server-engine-suite.js';
+
+function installed(): boolean {
+  try {
+    postgresBinaries();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function serverOf(engine: SqlEngine) {
+  const server = await (engine as PostgresEngine).server();
+  if (!server) throw new Error('the engine has no server of its own');
+  return server;
+}
+
+serverEngineSuite({
+  title: 'PostgresEngine',
+  available: installed(),
+  kind: 'postgres',
+  start: () => PostgresEngine.start(),
+  server: serverOf,
+  viaUrl: async (engine) => {
+    const server = await serverOf(engine);
+    return new PostgresEngine({
+      url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(server.socketDir)}`,
+    });
+  },
+  quote: (name: string) => `"${name.toLowerCase()}"`,
+  sql: {
+    currentDatabase: 'SELECT current_database()',
+    sleep: 'SELECT pg_sleep(100)',
+    spin: 'SELECT count(*) FROM generate_series(1, 1000000) a, generate_series(1, 1000000) b',
+    tenMillion:
+      'SELECT a.x FROM generate_series(1, 1000) a(x), generate_series(1, 1000) b(x), generate_series(1, 10) c(x)',
+    tableCount: "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+    forbidden: [
+      "SELECT pg_read_file('/etc/passwd')",
+      "SELECT pg_read_binary_file('/etc/passwd')",
+      "SELECT * FROM pg_ls_dir('.')",
+      "COPY city FROM '/etc/passwd'",
+      "COPY city TO '/tmp/intercode-leak'",
+      "COPY (SELECT 1) TO PROGRAM 'id'",
+      "SELECT lo_import('/etc/passwd')",
+      "DO $$ BEGIN EXECUTE 'SELECT pg_read' || '_file(''/etc/passwd'')'; END $$",
+      "DO $$ BEGIN EXECUTE 'COPY city FROM PROG' || 'RAM ''id'''; END $$",
+      "CREATE FUNCTION f() RETURNS int LANGUAGE c AS 'libc', 'getpid'",
+      'CREATE EXTENSION dblink',
+      "SELECT dblink_connect('dbname=postgres')",
+      'GRANT ALL ON city TO PUBLIC',
+      'CREATE ROLE intruder',
+      'ALTER ROLE CURRENT_USER SUPERUSER',
+      'SET ROLE postgres',
+      'SET SESSION AUTHORIZATION postgres',
+      "SELECT set_config('role', 'postgres', false)",
+      'CREATE DATABASE intruder',
+      'DROP DATABASE concert_singer',
+      'USE concert_singer',
+      'SELECT * FROM concert_singer.public.singer',
+      'SELECT * FROM pg_authid',
+      'ALTER SYSTEM SET fsync = on',
+      "LOAD 'auto_explain'",
+      'SELECT pg_terminate_backend(pg_backend_pid())',
+      'COMMIT',
+      'BEGIN',
+      'ROLLBACK',
+      'SAVEPOINT s',
+      'VACUUM',
+    ],
+    vandalism: [
+      "UPDATE singer SET Name = 'Nobody'",
+      'DROP TABLE singer_in_concert',
+      'CREATE TABLE singer_in_concert (x int)',
+      'DELETE FROM concert WHERE concert_ID > 2',
+      "INSERT INTO stadium (Name) VALUES ('Extra')",
+      'ALTER TABLE singer ADD COLUMN extra int DEFAULT 7',
+      'CREATE TABLE extra (a int)',
+      'CREATE VIEW v AS SELECT * FROM stadium',
+      'PREPARE p AS SELECT 1',
+      'SELECT pg_advisory_lock(1)',
+      "SET work_mem = '1MB'",
+      'CREATE TEMP TABLE scratch AS SELECT * FROM singer',
+    ],
+    privileges: {
+      sql: `SELECT rolsuper, rolcreatedb, rolcreaterole, rolbypassrls,
+        pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
+        pg_has_role(current_user, 'pg_write_server_files', 'MEMBER'),
+        pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER'),
+        (SELECT array_agg(datname::text ORDER BY datname) FROM pg_database WHERE datallowconn AND has_database_privilege(datname, 'CONNECT'))
+        FROM pg_roles WHERE rolname = current_user`,
+      check: (rows, database) => {
+        expect(rows).toEqual([[false, false, false, false, false, false, false, [database]]]);
+      },
+    },
+    values: {
+      sql: "SELECT 42, CAST(12.50 AS numeric(6,2)), 1.5::float8, 'x', TIMESTAMP '2017-09-03 08:43:56', DATE '2017-09-03', NULL, 9223372036854775807, sum(3)",
+      row: [42n, '12.50', 1.5, 'x', '2017-09-03 08:43:56', '2017-09-03', null, 9223372036854775807n, 3n],
+      types: ['int4', 'numeric', 'float8', 'text', 'timestamp', 'date', 'text', 'int8', 'int8'],
+    },
+  },
+  goldExpectations: ({ ok }) => {
+    // PostgreSQL's dialect refuses some of Spider's MySQL-isms (see the printed classes).
+    expect(ok).toBeGreaterThanOrEqual(930);
+  },
+});
