@@ -1,18 +1,100 @@
-export * from './agents/agent.js';
-export * from './agents/gold-agent.js';
-export * from './agents/human-agent.js';
-export * from './agents/replay/replay-agent.js';
-export * from './core/index.js';
-export * from './datasets/index.js';
-export * from './envs/bash/bash-env.js';
-export * from './envs/define-environment.js';
-export type * from './envs/env-definition.js';
-export * from './envs/env-registry.js';
-export * from './envs/sql/sql-env.js';
-export * from './harness/episode-record.js';
-export * from './harness/metrics.js';
-export * from './harness/play-episode.js';
-export * from './harness/run-benchmark.js';
-export * from './sandbox/index.js';
-export * from './sql/engine/create-sql-engine.js';
-export type * from './sql/engine/sql-engine.js';
+// The public API of the package: what a library user needs to run, extend and evaluate environments.
+// Internals (cgroups, exit cleanup, image builds, upstream download tables, …) are not exported; the
+// sandbox conformance suite is `intercode/testkit`.
+
+// Agents.
+export type { Agent, EpisodePolicy, TurnContext, TurnRecord } from './agents/agent.js';
+export { GoldAgent } from './agents/gold-agent.js';
+export { HumanAgent } from './agents/human-agent.js';
+export { ReplayAgent } from './agents/replay/replay-agent.js';
+// The environment contract.
+export { type Action, formatAction, parseAction, toAction } from './core/action.js';
+export type { Env, Observation, ResetInfo, ResetOptions, Score, StepInfo, StepResult } from './core/env.js';
+export {
+  DatasetError,
+  EnvError,
+  type ErrorCode,
+  IntercodeError,
+  RegistryError,
+  SandboxError,
+  UsageError,
+} from './core/errors.js';
+export type { CheckItem } from './core/host/check-item.js';
+export { Registry } from './core/registry.js';
+export { shellQuote } from './core/shell-quote.js';
+export type { Dataset, Task } from './core/task.js';
+export { TimeLimit } from './core/time-limit.js';
+// Datasets.
+export { builtinDatasets, createDatasetRegistry } from './datasets/dataset-registry.js';
+export type { DatasetSpec } from './datasets/dataset-spec.js';
+export { type DatasetLocation, locateDataset, resolveDataset } from './datasets/resolve-dataset.js';
+export { loadTaskFile } from './datasets/task-file.js';
+// Environments.
+export { BashEnv, type BashEnvOptions } from './envs/bash/bash-env.js';
+export { ctfEnvironment } from './envs/ctf/ctf-env.js';
+export {
+  type ActionOutcome,
+  type DefinedEnvironment,
+  defineEnvironment,
+  type EnvironmentImage,
+  type EnvironmentSpec,
+  type EpisodeContext,
+  type HistoryEntry,
+  isDefinedEnvironment,
+  type RewardContext,
+  type RewardResult,
+  type TaskFile,
+  type ToolRequirement,
+} from './envs/define-environment.js';
+export {
+  COMPAT_MODES,
+  type Compat,
+  type EnvConfig,
+  type EnvDefinition,
+  type EnvFactory,
+  type EnvOpenOptions,
+  type SandboxEnvConfig,
+  type SandboxEnvDefinition,
+  type SqlEnvConfig,
+  type SqlEnvDefinition,
+} from './envs/env-definition.js';
+export { createEnvRegistry } from './envs/env-registry.js';
+export { PythonEnv, type PythonEnvOptions } from './envs/python/python-env.js';
+export type { SandboxEnvOptions } from './envs/sandbox-env-options.js';
+export { SqlEnv, type SqlEnvOptions } from './envs/sql/sql-env.js';
+// Running episodes.
+export type { EpisodeRecord } from './harness/episode-record.js';
+export { computeMetrics, type Metrics, metricsByGroup } from './harness/metrics.js';
+export { EpisodeAborted, type PlayOptions, playEpisode } from './harness/play-episode.js';
+export type { Reporter, RunEnd, RunStart } from './harness/reporter.js';
+export { type RunOptions, type RunResult, runBenchmark } from './harness/run-benchmark.js';
+export type { RunConfig, SandboxRunSettings, SqlRunSettings } from './harness/run-config.js';
+export {
+  type OpenedRun,
+  type PlanRegistries,
+  planRun,
+  RunPlan,
+  type RunSetupDescription,
+} from './harness/run-plan.js';
+export type { RunDescription, RunSummary, SkippedTask } from './harness/run-summary.js';
+// Sandboxes.
+export { BwrapProvider } from './sandbox/bwrap/bwrap-provider.js';
+export { DockerBackend } from './sandbox/docker/docker-backend.js';
+export { createProviderRegistry, type SandboxProviderFactory } from './sandbox/provider-registry.js';
+export type {
+  ExecOptions,
+  ExecResult,
+  FileChange,
+  ProviderCheck,
+  Sandbox,
+  SandboxLimits,
+  SandboxProcess,
+  SandboxProvider,
+  SandboxSpec,
+  SandboxStats,
+  ShellSession,
+} from './sandbox/sandbox.js';
+// SQL engines.
+export { createSqlEngine } from './sql/engine/create-sql-engine.js';
+export type { QueryOptions, QueryOutcome, SqlEngine, SqlSession } from './sql/engine/sql-engine.js';
+export { SQL_ENGINES, type SqlEngineName } from './sql/engine/sql-engine-name.js';

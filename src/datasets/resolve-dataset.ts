@@ -20,12 +20,23 @@ function looksLikePath(value: string): boolean {
   );
 }
 
+/** A dataset found but not loaded yet: its id and environment are known, the tasks are not read. */
+export interface DatasetLocation {
+  /** Registry id, or the path of a task file. */
+  readonly id: string;
+  /** The environment its tasks run in. */
+  readonly env: string;
+  /** Loads it (downloads and checks upstream files on first use, reads a task file). */
+  load(): Promise<Dataset>;
+}
+
 /**
- * Loads a dataset from a registered id (`nl2bash/fs1`, `demo/bash`) or from a user's JSON/JSONL task file
- * given by path. Throws a one-line DatasetError for an unknown id (naming the known ids), a missing file,
- * a task file without an environment, or an environment that does not match the dataset's.
+ * Finds a dataset by registered id (`nl2bash/fs1`, `demo/bash`) or by the path of a user's JSON/JSONL
+ * task file, without loading it, so that every option can be checked against its environment before
+ * any download. Throws a one-line DatasetError for an unknown id (naming the known ids), a missing
+ * file, a task file without an environment, or an environment that does not match the dataset's.
  */
-export async function resolveDataset(idOrPath: string, options: ResolveOptions = {}): Promise<Dataset> {
+export function locateDataset(idOrPath: string, options: ResolveOptions = {}): DatasetLocation {
   const registry = options.registry ?? createDatasetRegistry();
   if (registry.has(idOrPath)) {
     const spec = registry.get(idOrPath);
@@ -35,21 +46,27 @@ export async function resolveDataset(idOrPath: string, options: ResolveOptions =
         `dataset ${spec.id} runs in the ${spec.env} environment, not ${options.env} (leave out --env)`,
       );
     }
-    return spec.load();
+    return { id: spec.id, env: spec.env, load: () => spec.load() };
   }
   if (existsSync(idOrPath) || looksLikePath(idOrPath)) {
     if (!existsSync(idOrPath))
       throw new DatasetError('DATASET_UNKNOWN', `task file ${idOrPath} does not exist`);
-    if (!options.env) {
+    const env = options.env;
+    if (!env) {
       throw new DatasetError(
         'DATASET_INVALID',
         `task file ${idOrPath} needs an environment: pass --env (bash, sql, python or ctf)`,
       );
     }
-    return loadTaskFile(idOrPath, options.env);
+    return { id: idOrPath, env, load: async () => loadTaskFile(idOrPath, env) };
   }
   throw new DatasetError(
     'DATASET_UNKNOWN',
     `unknown dataset "${idOrPath}" (known: ${knownDatasetIds(registry)}; or give the path of a .json or .jsonl task file)`,
   );
+}
+
+/** Finds and loads a dataset (see {@link locateDataset}). */
+export async function resolveDataset(idOrPath: string, options: ResolveOptions = {}): Promise<Dataset> {
+  return locateDataset(idOrPath, options).load();
 }

@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { Sandbox, ShellSession } from '../sandbox/sandbox.js';
 import { DefinedEnv } from './defined-env.js';
-import type { EnvDefinition } from './env-definition.js';
+import type { SandboxEnvDefinition } from './env-definition.js';
 
 /** A command an environment's tasks call, and the Debian package that provides it (for `intercode doctor`). */
 export interface ToolRequirement {
@@ -13,7 +13,7 @@ export interface ToolRequirement {
 
 /** The sandbox image an environment runs on by default and what it needs on it. */
 export interface EnvironmentImage {
-  /** Image name (`host`, `dir:/path`, …), default `host`; `intercode run --image` overrides it. */
+  /** Image name (`host`, `dir:/path`, `debian:<profile>`, …); default: the backend's (`intercode run --image` overrides both). */
   readonly name?: string;
   /** Commands the tasks need; `intercode doctor` lists the missing ones with the apt command. */
   readonly tools?: readonly ToolRequirement[];
@@ -109,7 +109,7 @@ export interface EnvironmentSpec {
 export const ENVIRONMENT_BRAND = Symbol.for('intercode.environment');
 
 /** A definition made by {@link defineEnvironment}: an {@link EnvDefinition} with its name and spec. */
-export interface DefinedEnvironment extends EnvDefinition {
+export interface DefinedEnvironment extends SandboxEnvDefinition {
   readonly name: string;
   readonly description: string;
   readonly spec: EnvironmentSpec;
@@ -147,15 +147,11 @@ export function defineEnvironment(spec: EnvironmentSpec): DefinedEnvironment {
     name: spec.name,
     description: spec.description ?? '',
     spec,
-    usesSandbox: true,
+    kind: 'sandbox',
     scoreEveryTurn: spec.scoreEveryTurn ?? false,
     ...(spec.image?.tools ? { tools: spec.image.tools } : {}),
-    open: async (options) => {
-      if (options.engine !== undefined || options.dbUrl !== undefined) {
-        throw new UsageError('--engine and --db-url apply to SQL datasets only');
-      }
-      return { create: () => new DefinedEnv(spec, options), close: async () => {} };
-    },
+    ...(spec.image?.name ? { image: spec.image.name } : {}),
+    open: async (options) => ({ create: () => new DefinedEnv(spec, options), close: async () => {} }),
     goldActions: (task) => spec.goldActions(task),
     ...(spec.unrunnable ? { unrunnable: (task: Task) => spec.unrunnable?.(task) } : {}),
     [ENVIRONMENT_BRAND]: true,

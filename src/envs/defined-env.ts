@@ -12,7 +12,7 @@ import type {
   HistoryEntry,
   RewardContext,
 } from './define-environment.js';
-import type { EnvOpenOptions } from './env-definition.js';
+import type { EnvOpenOptions, SandboxEnvConfig } from './env-definition.js';
 import { copyTaskFiles } from './task-files.js';
 import { pickTask } from './task-picker.js';
 
@@ -39,7 +39,7 @@ function toScore(result: Score | number): Score {
 /** The Env of a {@link defineEnvironment} spec: one sandbox per env, reset between episodes. */
 export class DefinedEnv implements Env {
   readonly #spec: EnvironmentSpec;
-  readonly #options: EnvOpenOptions;
+  readonly #options: EnvOpenOptions<SandboxEnvConfig>;
   #sandbox: Sandbox | undefined;
   #pristine = true;
   #context: EpisodeContext | undefined;
@@ -48,7 +48,7 @@ export class DefinedEnv implements Env {
   #lastOutput = '';
   #closed = false;
 
-  constructor(spec: EnvironmentSpec, options: EnvOpenOptions) {
+  constructor(spec: EnvironmentSpec, options: EnvOpenOptions<SandboxEnvConfig>) {
     this.#spec = spec;
     this.#options = options;
   }
@@ -59,8 +59,9 @@ export class DefinedEnv implements Env {
 
   async #freshSandbox(): Promise<Sandbox> {
     if (!this.#sandbox) {
-      this.#sandbox = await this.#options.provider.create({
-        image: this.#options.image ?? this.#spec.image?.name ?? 'host',
+      const { provider, image } = this.#options.config;
+      this.#sandbox = await provider.create({
+        image: image ?? this.#spec.image?.name ?? provider.defaultImage,
         timeoutMs: this.#timeoutMs,
         label: this.#spec.name,
       });

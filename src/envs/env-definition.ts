@@ -1,22 +1,45 @@
 import type { Env } from '../core/env.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
+import type { SqlEngineName } from '../sql/engine/sql-engine-name.js';
 import type { ToolRequirement } from './define-environment.js';
 
-/** What a run asks of an environment kind. Options an env does not use are ignored. */
-export interface EnvOpenOptions {
-  readonly dataset: Dataset;
+/** How an env handles commands: `fixed` (default), or `upstream` to reproduce the original's bugs. */
+export type Compat = 'fixed' | 'upstream';
+
+/** The values of {@link Compat}, for option parsers. */
+export const COMPAT_MODES: readonly Compat[] = ['fixed', 'upstream'];
+
+/** What an environment whose episodes run in sandboxes is opened with (Bash, Python, CTF, user envs). */
+export interface SandboxEnvConfig {
+  readonly kind: 'sandbox';
   readonly provider: SandboxProvider;
+  /** Sandbox image; without it, the env's own choice, else the backend's default image. */
   readonly image?: string;
-  readonly actionTimeoutMs?: number;
-  /** `upstream` reproduces the original's command handling (see each env's documentation). */
-  readonly compat?: 'fixed' | 'upstream';
-  /** SQL engine: `sqlite` (default), `mysql` or `postgres`. */
-  readonly engine?: string;
-  /** A database server of the user's for `mysql`/`postgres`; without it, the project starts its own. */
+  /** Only for envs that declare `compat` support (Bash, Python). */
+  readonly compat?: Compat;
+}
+
+/** What the SQL environment is opened with. */
+export interface SqlEnvConfig {
+  readonly kind: 'sql';
+  /** Default `sqlite`. */
+  readonly engine?: SqlEngineName;
+  /** A `mysql://` or `postgres://` server of the user's; without it, the project starts its own. */
   readonly dbUrl?: string;
-  /** SQL: add the schema hint to the task (the paper's Table 5). */
+  /** Give the agent the tables and columns of the database (the paper's Table 5). */
   readonly handicap?: boolean;
+}
+
+/** The configuration of one environment kind, discriminated by `kind`. */
+export type EnvConfig = SandboxEnvConfig | SqlEnvConfig;
+
+/** What a run asks of an environment: the dataset, the kind's own configuration, the action limit. */
+export interface EnvOpenOptions<Config extends EnvConfig = EnvConfig> {
+  readonly dataset: Dataset;
+  readonly config: Config;
+  /** Time limit of one agent action, ms (each env has its default). */
+  readonly actionTimeoutMs?: number;
 }
 
 /** Makes envs for one run; what they share (a database server, prepared databases) lives here. */
@@ -28,11 +51,7 @@ export interface EnvFactory {
   close(): Promise<void>;
 }
 
-/** One environment kind: how to open it for a run and how its gold solution is played. */
-export interface EnvDefinition {
-  /** Whether its episodes run in sandboxes (so a run checks the sandbox backend first). */
-  readonly usesSandbox: boolean;
-  readonly open: (options: EnvOpenOptions) => Promise<EnvFactory>;
+interface EnvDefinitionBase {
   /** The actions that play a task's gold solution (the env's self-test). */
   readonly goldActions: (task: Task) => string[];
   /** Score after every action and stop at reward 1 (Try Again); default true. */
@@ -42,3 +61,22 @@ export interface EnvDefinition {
   /** Why a task cannot run here; `intercode run` skips such tasks unless --include-unrunnable. */
   readonly unrunnable?: (task: Task) => string | undefined;
 }
+
+/** An environment kind whose episodes run in sandboxes. */
+export interface SandboxEnvDefinition extends EnvDefinitionBase {
+  readonly kind: 'sandbox';
+  /** Whether it takes `compat: 'upstream'` (`--compat`); others refuse it. */
+  readonly supportsCompat?: boolean;
+  /** The image it runs on when the run names none (a user env's `image.name`); else the backend's default. */
+  readonly image?: string;
+  readonly open: (options: EnvOpenOptions<SandboxEnvConfig>) => Promise<EnvFactory>;
+}
+
+/** The SQL environment kind: episodes run on a database engine, not in sandboxes. */
+export interface SqlEnvDefinition extends EnvDefinitionBase {
+  readonly kind: 'sql';
+  readonly open: (options: EnvOpenOptions<SqlEnvConfig>) => Promise<EnvFactory>;
+}
+
+/** One environment kind: how to open it for a run and how its gold solution is played. */
+export type EnvDefinition = SandboxEnvDefinition | SqlEnvDefinition;

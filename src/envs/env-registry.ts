@@ -1,11 +1,10 @@
 import type { Env } from '../core/env.js';
-import { UsageError } from '../core/errors.js';
 import { Registry } from '../core/registry.js';
 import type { Task } from '../core/task.js';
 import { BashEnv } from './bash/bash-env.js';
 import { ctfEnvironment } from './ctf/ctf-env.js';
 import type { DefinedEnvironment } from './define-environment.js';
-import type { EnvDefinition, EnvOpenOptions } from './env-definition.js';
+import type { EnvDefinition, SandboxEnvDefinition, SqlEnvDefinition } from './env-definition.js';
 import { referenceFunctionName } from './python/function-names.js';
 import { PythonEnv } from './python/python-env.js';
 import type { SandboxEnvOptions } from './sandbox-env-options.js';
@@ -17,42 +16,37 @@ function goldText(task: Task, separator: string): string {
 }
 
 /** Opens an env that runs in sandboxes and shares nothing between episodes but the run's options. */
-function openSandboxEnvs(make: (options: EnvOpenOptions) => Env): EnvDefinition['open'] {
-  return async (options) => {
-    if (options.engine !== undefined || options.dbUrl !== undefined) {
-      throw new UsageError('--engine and --db-url apply to SQL datasets only');
-    }
+function openSandboxEnvs(make: (options: SandboxEnvOptions) => Env): SandboxEnvDefinition['open'] {
+  return async ({ dataset, config, actionTimeoutMs }) => {
+    const options: SandboxEnvOptions = {
+      dataset,
+      provider: config.provider,
+      ...(config.image ? { image: config.image } : {}),
+      ...(actionTimeoutMs ? { actionTimeoutMs } : {}),
+      ...(config.compat ? { compat: config.compat } : {}),
+    };
     return { create: () => make(options), close: async () => {} };
   };
 }
 
-/** The options every sandbox env takes from a run. */
-function sandboxOptions(options: EnvOpenOptions): SandboxEnvOptions {
-  return {
-    dataset: options.dataset,
-    provider: options.provider,
-    ...(options.image ? { image: options.image } : {}),
-    ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
-    ...(options.compat ? { compat: options.compat } : {}),
-  };
-}
-
-const bash: EnvDefinition = {
-  usesSandbox: true,
-  open: openSandboxEnvs((options) => new BashEnv(sandboxOptions(options))),
+const bash: SandboxEnvDefinition = {
+  kind: 'sandbox',
+  supportsCompat: true,
+  open: openSandboxEnvs((options) => new BashEnv(options)),
   goldActions: (task) => [goldText(task, ';')],
 };
 
-const sql: EnvDefinition = {
-  usesSandbox: false,
+const sql: SqlEnvDefinition = {
+  kind: 'sql',
   open: (options) => openSqlEnvs(options),
   goldActions: (task) => [goldText(task, ' ')],
 };
 
-const python: EnvDefinition = {
-  usesSandbox: true,
+const python: SandboxEnvDefinition = {
+  kind: 'sandbox',
+  supportsCompat: true,
   tools: [{ command: 'python3', debianPackage: 'python3' }],
-  open: openSandboxEnvs((options) => new PythonEnv(sandboxOptions(options))),
+  open: openSandboxEnvs((options) => new PythonEnv(options)),
   // The gold code, then `submit <its function>`. A gold that does not start with `def ` gets a
   // leading `import builtins`: upstream's print-wrapping rule exempts code with an `import` but not
   // with `from … import`, and would wrap five MBPP golds in `print(…)`.

@@ -1,11 +1,12 @@
 import type { Dataset } from '../core/task.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
+import type { Compat } from './env-definition.js';
 
 /** What every environment that runs its episodes in sandboxes is given (Bash, Python). */
 export interface SandboxEnvOptions {
   readonly dataset: Dataset;
   readonly provider: SandboxProvider;
-  /** Sandbox image, default `host`. */
+  /** Sandbox image; default: the provider's (`host` on bwrap, `debian` on docker). */
   readonly image?: string;
   /** Time limit of one agent action (upstream: 10 s for Bash, none for Python). */
   readonly actionTimeoutMs?: number;
@@ -17,5 +18,5 @@ export interface SandboxEnvOptions {
    * `fixed` (default) or `upstream`: reproduce the original's handling, bugs included, to reproduce
    * the paper's recorded numbers (each env documents what it changes).
    */
-  readonly compat?: 'fixed' | 'upstream';
+  readonly compat?: Compat;
 }

@@ -3,14 +3,14 @@ import type { Agent } from '../agents/agent.js';
 import type { Env } from '../core/env.js';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import type { Dataset, Task } from '../core/task.js';
+import type { Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
 import type { EpisodeRecord } from './episode-record.js';
 import { EpisodeAborted, playEpisode } from './play-episode.js';
-import { type RunDescription, type RunSummary, type SkippedTask, summarize } from './run-summary.js';
+import type { Reporter, RunEnd } from './reporter.js';
+import { type RunDescription, type SkippedTask, summarize } from './run-summary.js';
 
 export interface RunOptions {
-  readonly dataset: Dataset;
   readonly tasks: readonly Task[];
   /** Selected tasks left out because the environment cannot run them here; listed in the summary. */
   readonly skipped?: readonly SkippedTask[];
@@ -28,18 +28,12 @@ export interface RunOptions {
    * a broken sandbox): every later episode would fail the same way. Default 5.
    */
   readonly maxConsecutiveErrors?: number;
-  /** Called once with the number of episodes to play, then after each finished episode. */
-  readonly onStart?: (total: number, skipped: number) => void;
-  readonly onEpisode?: (record: EpisodeRecord) => void;
+  /** Told when the run starts, after each finished episode, and when it ends. */
+  readonly reporters?: readonly Reporter[];
 }
 
-export interface RunResult {
-  readonly summary: RunSummary;
-  readonly episodes: readonly EpisodeRecord[];
-  readonly interrupted: boolean;
-  /** Why the run stopped before its end on its own (too many failing episodes in a row). */
-  readonly stopReason?: string;
-}
+/** The end of a run, as its reporters saw it. */
+export type RunResult = RunEnd;
 
 /**
  * Plays every selected task with `concurrency` workers, each with its own env (and sandboxes).
@@ -62,7 +56,15 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   }
   const done = new Set(previous.map((record) => record.taskId));
   const queue = options.tasks.filter((task) => !done.has(task.id));
-  options.onStart?.(queue.length, options.tasks.length - queue.length);
+  const reporters = options.reporters ?? [];
+  for (const reporter of reporters) {
+    reporter.onRunStart?.({
+      description: options.description,
+      outDir: options.outDir,
+      total: queue.length,
+      alreadyDone: options.tasks.length - queue.length,
+    });
+  }
   const finished: EpisodeRecord[] = [...previous];
   let next = 0;
   let interrupted = false;
@@ -123,7 +125,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         }
         log.append(record);
         finished.push(record);
-        options.onEpisode?.(record);
+        for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
         failuresInRow = record.error === undefined ? 0 : failuresInRow + 1;
         if (failuresInRow >= maxFailures && stopReason === undefined) {
           stopReason = `${failuresInRow} episodes in a row failed; the last one: ${record.error}`;
@@ -151,5 +153,13 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     ...(options.skipped?.length ? { skipped: options.skipped } : {}),
   };
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  return { summary, episodes: finished, interrupted, ...(stopReason ? { stopReason } : {}) };
+  const end = {
+    summary,
+    episodes: finished,
+    outDir: options.outDir,
+    interrupted,
+    ...(stopReason ? { stopReason } : {}),
+  };
+  for (const reporter of reporters) reporter.onRunEnd?.(end);
+  return end;
 }

@@ -8,7 +8,9 @@ export interface RunSummary {
   readonly agent: string;
   readonly model?: string;
   readonly strategy?: string;
-  readonly backend: string;
+  /** The sandbox backend, for environments that run in sandboxes. */
+  readonly backend?: string;
+  /** The SQL engine, for the SQL environment. */
   readonly engine?: string;
   readonly n: number;
   readonly solved: number;
@@ -38,7 +40,9 @@ export interface RunDescription {
   readonly agent: string;
   readonly model?: string;
   readonly strategy?: string;
-  readonly backend: string;
+  /** The sandbox backend, for environments that run in sandboxes. */
+  readonly backend?: string;
+  /** The SQL engine, for the SQL environment. */
   readonly engine?: string;
 }
 

@@ -1,4 +1,3 @@
-export * from '../core/host/exit-cleanup.js';
 export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
 export * from './images/index.js';

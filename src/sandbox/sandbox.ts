@@ -155,6 +155,13 @@ export interface ProviderCheck {
 
 export interface SandboxProvider {
   readonly id: string;
+  /** The image of a sandbox whose spec names none: each backend owns its default (bwrap `host`, docker `debian`). */
+  readonly defaultImage: string;
+  /**
+   * Throws a one-line SandboxError (`SANDBOX_INVALID_SPEC`) for an image name this backend cannot
+   * run, without starting anything (so a command rejects a bad `--image` before any work).
+   */
+  checkImage(image: string): void;
   create(spec?: SandboxSpec): Promise<Sandbox>;
   check(): Promise<ProviderCheck>;
   /** Closes every sandbox of this provider and its helpers. */

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/core/env.js';
 import type { Dataset } from '../../src/core/task.js';
 import {
+  BwrapProvider,
   createEnvRegistry,
   defineEnvironment,
   type EnvironmentSpec,
   isDefinedEnvironment,
   type RewardContext,
 } from '../../src/index.js';
-import { BwrapProvider } from '../../src/sandbox/index.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
 
 // defineEnvironment on its own: a small environment in real bwrap sandboxes (skipped where bwrap
@@ -51,7 +51,10 @@ const spec: EnvironmentSpec = {
 };
 
 async function open(overrides: Partial<EnvironmentSpec> = {}): Promise<Env> {
-  const factory = await defineEnvironment({ ...spec, ...overrides }).open({ dataset, provider });
+  const factory = await defineEnvironment({ ...spec, ...overrides }).open({
+    dataset,
+    config: { kind: 'sandbox', provider },
+  });
   const env = factory.create();
   envs.push(env);
   return env;

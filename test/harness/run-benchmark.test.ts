@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agents/agent.js';
 import { GoldAgent } from '../../src/agents/gold-agent.js';
 import type { Dataset, Task } from '../../src/core/task.js';
-import type { EnvFactory } from '../../src/envs/env-definition.js';
+import type { EnvFactory, SandboxEnvDefinition } from '../../src/envs/env-definition.js';
 import { createEnvRegistry } from '../../src/envs/env-registry.js';
 import type { EpisodeRecord } from '../../src/harness/episode-record.js';
 import { type RunOptions, runBenchmark } from '../../src/harness/run-benchmark.js';
@@ -15,7 +15,7 @@ import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
 const made: string[] = [];
 process.env.INTERCODE_CACHE_DIR = tempDir('run-benchmark-cache', made);
 const provider = new BwrapProvider();
-const bash = createEnvRegistry().get('bash');
+const bash = createEnvRegistry().get('bash') as SandboxEnvDefinition;
 let available = false;
 
 function task(index: number, gold: string, extra: Partial<Task> = {}): Task {
@@ -49,7 +49,6 @@ function factory(): EnvFactory {
 
 function options(outDir: string, overrides: Partial<RunOptions> = {}): RunOptions {
   return {
-    dataset,
     tasks: dataset.tasks,
     description: { dataset: dataset.id, env: 'bash', agent: 'gold', backend: 'bwrap' },
     createEnv: () => factory().create(),
@@ -73,7 +72,7 @@ const byTask = (records: readonly EpisodeRecord[]) =>
   Object.fromEntries(records.map((r) => [r.taskId, { reward: r.reward, error: r.error }]));
 
 beforeAll(async () => {
-  opened = await bash.open({ dataset, provider });
+  opened = await bash.open({ dataset, config: { kind: 'sandbox', provider } });
   available = (await provider.check()).ok;
 });
 
@@ -91,10 +90,14 @@ describe('runBenchmark', () => {
     let started: [number, number] | undefined;
     const result = await runBenchmark(
       options(out, {
-        onStart: (total, skipped) => {
-          started = [total, skipped];
-        },
-        onEpisode: (record) => seen.push(record.taskId),
+        reporters: [
+          {
+            onRunStart: ({ total, alreadyDone }) => {
+              started = [total, alreadyDone];
+            },
+            onEpisodeEnd: (record) => seen.push(record.taskId),
+          },
+        ],
       }),
     );
     expect(started).toEqual([8, 0]);
@@ -137,9 +140,13 @@ describe('runBenchmark', () => {
     const result = await runBenchmark(
       options(out, {
         signal: controller.signal,
-        onEpisode: (record) => {
-          if (record.taskId === 't1') controller.abort();
-        },
+        reporters: [
+          {
+            onEpisodeEnd: (record) => {
+              if (record.taskId === 't1') controller.abort();
+            },
+          },
+        ],
       }),
     );
     expect(result.interrupted).toBe(true);
@@ -161,9 +168,13 @@ describe('runBenchmark', () => {
     const resumed = await runBenchmark(
       options(out, {
         resume: true,
-        onStart: (total, skipped) => {
-          started = [total, skipped];
-        },
+        reporters: [
+          {
+            onRunStart: ({ total, alreadyDone }) => {
+              started = [total, alreadyDone];
+            },
+          },
+        ],
       }),
     );
     expect(started).toEqual([5, 3]);
@@ -183,7 +194,6 @@ describe('runBenchmark', () => {
     await expect(
       runBenchmark(
         options(out, {
-          dataset: other,
           description: { dataset: other.id, env: 'bash', agent: 'gold', backend: 'bwrap' },
           resume: true,
         }),

@@ -102,7 +102,7 @@ export class BashEnv implements Env {
     if (!path) return Promise.resolve([]);
     let layers = this.#layers.get(path);
     if (!layers) {
-      const image = this.#options.image ?? 'host';
+      const image = this.#options.image ?? this.#options.provider.defaultImage;
       const options = taskLayerOptions(this.#options.dataset, task, image, this.#ignored);
       layers = (options ? scriptLayer(this.#options.provider, options) : Promise.resolve(null)).then(
         (layer) => (layer ? [layer] : []),
@@ -119,7 +119,7 @@ export class BashEnv implements Env {
     this.#boxes = undefined;
     if (current) await Promise.all([current.agent.close(), current.evaluator.close()]);
     const spec = {
-      image: this.#options.image ?? 'host',
+      image: this.#options.image ?? this.#options.provider.defaultImage,
       layers,
       timeoutMs: this.#options.actionTimeoutMs ?? 10_000,
       ...(this.#options.maxOutputBytes ? { maxOutputBytes: this.#options.maxOutputBytes } : {}),

@@ -7,7 +7,7 @@ import { CTF_TOOLS } from './ctf-tools.js';
 import { CTF_NEEDS_NETWORK } from './ctf-unrunnable.js';
 
 export interface CtfEnvironmentOptions {
-  /** Sandbox image, default `host` (`intercode run --image` overrides it). */
+  /** Sandbox image; default: the backend's (`intercode run --image` overrides it). */
   readonly image?: string;
   /** Compare with the corrected flags of {@link CTF_GOLD_ERRATA} (default true). */
   readonly errata?: boolean;
@@ -42,7 +42,7 @@ export function ctfEnvironment(options: CtfEnvironmentOptions = {}): DefinedEnvi
   return defineEnvironment({
     name: 'ctf',
     description: 'capture the flag in a Bash sandbox holding the task files (picoCTF)',
-    image: { name: options.image ?? 'host', tools: CTF_TOOLS },
+    image: { ...(options.image ? { name: options.image } : {}), tools: CTF_TOOLS },
     taskFiles: (task, dataset) => {
       const root = dataset.assets.taskAssets;
       const folder = root === undefined ? undefined : join(root, task.id);

@@ -110,7 +110,7 @@ export class PythonEnv implements Env {
   #ensureBoxes(): Promise<{ agent: Box; evaluator: Box }> {
     if (!this.#boxes) {
       const spec = {
-        image: this.#options.image ?? 'host',
+        image: this.#options.image ?? this.#options.provider.defaultImage,
         timeoutMs: this.#timeoutMs,
         maxOutputBytes: this.#maxOutputBytes,
       };

@@ -5,6 +5,7 @@ import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
 import { reapStaleRuntimeDirs, runtimeDir } from '../../core/host/runtime-dir.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
+import { checkImageName } from '../check-image-name.js';
 import { hostPython } from '../host-python.js';
 import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
 import { prepareHostImage } from '../images/host-image.js';
@@ -34,6 +35,7 @@ let warnedNoCgroups = false;
  */
 export class BwrapProvider implements SandboxProvider {
   readonly id = 'bwrap';
+  readonly defaultImage = 'host';
   #helper: Promise<MountHelper> | undefined;
   #helperInstance: MountHelper | undefined;
   readonly #sandboxes = new Set<BwrapSandbox>();
@@ -60,8 +62,12 @@ export class BwrapProvider implements SandboxProvider {
     return this.#helper;
   }
 
+  checkImage(image: string): void {
+    checkImageName(image, 'bwrap', ['host', 'dir', 'debian']);
+  }
+
   #image(spec: SandboxSpec): ImageLayout {
-    const image = spec.image ?? 'host';
+    const image = spec.image ?? this.defaultImage;
     const layers = [...(spec.layers ?? [])].reverse();
     for (const layer of layers) checkLayerPath(layer);
     if (image === 'host') {

@@ -1,3 +1,4 @@
+import { checkImageName } from '../check-image-name.js';
 import type { ProviderCheck, Sandbox, SandboxProvider, SandboxSpec } from '../sandbox.js';
 import type { DockerProvider } from './docker-provider.js';
 
@@ -7,6 +8,11 @@ import type { DockerProvider } from './docker-provider.js';
  */
 export class DockerBackend implements SandboxProvider {
   readonly id = 'docker';
+  readonly defaultImage = 'debian';
+
+  checkImage(image: string): void {
+    checkImageName(image, 'docker', ['debian', 'docker']);
+  }
   #provider: Promise<DockerProvider> | undefined;
 
   #load(): Promise<DockerProvider> {

@@ -5,6 +5,7 @@ import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { currentOwner } from '../../core/host/owner.js';
+import { checkImageName } from '../check-image-name.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -22,15 +23,17 @@ import { containerSpec, DockerSandbox, LABEL } from './docker-sandbox.js';
 import { LocalLayerDiff } from './local-layer-diff.js';
 import { dockerFailure } from './supervised-exec.js';
 
-/** The image a docker sandbox gets when the spec names none. */
-export const DOCKER_DEFAULT_IMAGE = 'debian';
-
 /**
  * Sandboxes as Docker containers over the Engine API: no network, no capabilities, memory, process
  * and CPU limits from the daemon, a persistent shell over an attached exec, reset by a new container.
  */
 export class DockerProvider implements SandboxProvider {
   readonly id = 'docker';
+  readonly defaultImage = 'debian';
+
+  checkImage(image: string): void {
+    checkImageName(image, 'docker', ['debian', 'docker']);
+  }
   readonly #docker: Docker;
   readonly #owner = currentOwner();
   readonly #sandboxes = new Set<DockerSandbox>();
@@ -113,7 +116,7 @@ export class DockerProvider implements SandboxProvider {
       }
     }
     const { diskQuota } = await this.#start();
-    const base = await resolveDockerImage(this.#docker, spec.image ?? DOCKER_DEFAULT_IMAGE);
+    const base = await resolveDockerImage(this.#docker, spec.image ?? this.defaultImage);
     const image = await layeredImage(this.#docker, base, spec.layers ?? [], this.#owner);
     const limits = { ...DEFAULT_LIMITS, ...spec.limits };
     const id = randomBytes(6).toString('hex');

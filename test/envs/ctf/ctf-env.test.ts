@@ -24,7 +24,7 @@ let demo: Dataset;
 let own: Dataset;
 
 async function ctfEnv(dataset: Dataset, options: Parameters<typeof ctfEnvironment>[0] = {}): Promise<Env> {
-  const factory = await ctfEnvironment(options).open({ dataset, provider });
+  const factory = await ctfEnvironment(options).open({ dataset, config: { kind: 'sandbox', provider } });
   const env = factory.create();
   envs.push(env);
   return env;
