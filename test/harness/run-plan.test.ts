@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { Registry } from '../../src/core/registry.js';
+import type { Dataset } from '../../src/core/task.js';
+import type { DatasetSpec } from '../../src/datasets/dataset-spec.js';
+import type { RunConfig } from '../../src/harness/run-config.js';
+import { planRun } from '../../src/harness/run-plan.js';
+
+/** A registry of one dataset per environment whose loads are counted: planning must never load. */
+function countingDatasets() {
+  const loads: string[] = [];
+  const registry = new Registry<DatasetSpec>('dataset');
+  for (const env of ['bash', 'sql', 'python', 'ctf']) {
+    const id = `test/${env}`;
+    registry.register(
+      id,
+      {
+        id,
+        env,
+        description: `${env} tasks`,
+        taskCount: 1,
+        files: [],
+        builtIn: true,
+        load: async (): Promise<Dataset> => {
+          loads.push(id);
+          return { id, env, tasks: [{ id: '0', index: 0, query: 'q', meta: {} }], assets: {} };
+        },
+      },
+      `${env} tasks`,
+    );
+  }
+  return { registry, loads };
+}
+
+async function planError(config: RunConfig): Promise<string> {
+  const { registry, loads } = countingDatasets();
+  const error = await planRun(config, { datasets: registry }).then(
+    () => undefined,
+    (caught: unknown) => caught as Error,
+  );
+  expect(loads).toEqual([]);
+  expect(error, `planning ${JSON.stringify(config)} should fail`).toBeInstanceOf(Error);
+  expect(error!.message).not.toContain('\n');
+  return error!.message;
+}
+
+describe('planRun: every setting is checked against the environment before anything loads', () => {
+  it('refuses settings that do not apply to the environment, naming the option', async () => {
+    expect(await planError({ dataset: 'test/bash', sql: { handicap: true } })).toMatch(
+      /^--handicap: it applies to the sql environment only, not bash$/,
+    );
+    expect(
+      await planError({ dataset: 'test/python', sql: { engine: 'mysql', dbUrl: 'mysql://u@h' } }),
+    ).toMatch(/^--engine, --db-url: these apply to the sql environment only/);
+    expect(await planError({ dataset: 'test/sql', sandbox: { image: 'debian' } })).toMatch(
+      /^--image: sql does not run in sandboxes/,
+    );
+    expect(await planError({ dataset: 'test/sql', sandbox: { backend: 'docker' } })).toMatch(/^--backend:/);
+    expect(await planError({ dataset: 'test/ctf', sandbox: { compat: 'upstream' } })).toMatch(
+      /^--compat: the ctf environment has no upstream mode/,
+    );
+  });
+
+  it('refuses unknown values and mismatched ones', async () => {
+    expect(await planError({ dataset: 'test/sql', sql: { engine: 'oracle' as never } })).toMatch(
+      /^--engine: unknown engine "oracle"/,
+    );
+    expect(await planError({ dataset: 'test/bash', sandbox: { compat: 'legacy' as never } })).toMatch(
+      /^--compat must be one of fixed, upstream/,
+    );
+    expect(await planError({ dataset: 'test/bash', sandbox: { backend: 'podman' } })).toMatch(
+      /unknown sandbox backend.*podman|podman.*(known|registered)/i,
+    );
+    expect(await planError({ dataset: 'test/sql', sql: { dbUrl: 'mysql://u@h' } })).toMatch(
+      /^--db-url applies to the mysql and postgres engines/,
+    );
+    expect(
+      await planError({ dataset: 'test/sql', sql: { engine: 'postgres', dbUrl: 'mysql://u@h' } }),
+    ).toMatch(/^--db-url: the postgres engine takes postgres:\/\/ or postgresql:\/\/ URLs, not mysql:\/\//);
+    expect(await planError({ dataset: 'test/sql', sql: { engine: 'mysql', dbUrl: 'not a url' } })).toMatch(
+      /^--db-url: "not a url" is not a URL/,
+    );
+    expect(await planError({ dataset: 'no/such' })).toMatch(/^unknown dataset "no\/such"/);
+    expect(await planError({ dataset: 'test/bash', env: 'sql' })).toMatch(
+      /runs in the bash environment, not sql/,
+    );
+  });
+
+  it('refuses an image the backend cannot run, before any sandbox starts', async () => {
+    expect(await planError({ dataset: 'test/bash', sandbox: { backend: 'docker', image: 'host' } })).toBe(
+      'image "host" is not available on the docker backend (known: debian, debian:<profile>, docker:<name>)',
+    );
+    expect(await planError({ dataset: 'test/bash', sandbox: { image: 'docker:alpine' } })).toMatch(
+      /^image "docker:alpine" is not available on the bwrap backend/,
+    );
+    expect(await planError({ dataset: 'test/bash', sandbox: { image: 'debian:nosuch' } })).toMatch(
+      /^image "debian:nosuch": unknown image profile "nosuch"/,
+    );
+  });
+
+  it('plans a good configuration without loading: the environment, backend and setup are known', async () => {
+    const { registry, loads } = countingDatasets();
+    const bash = await planRun(
+      { dataset: 'test/bash', sandbox: { backend: 'docker', compat: 'upstream' } },
+      { datasets: registry },
+    );
+    expect([bash.envName, bash.definition.kind, bash.backend]).toEqual(['bash', 'sandbox', 'docker']);
+    const sql = await planRun(
+      { dataset: 'test/sql', sql: { engine: 'sqlite', handicap: true } },
+      { datasets: registry },
+    );
+    expect([sql.envName, sql.definition.kind, sql.backend]).toEqual(['sql', 'sql', undefined]);
+    expect(loads).toEqual([]);
+    expect((await sql.loadDataset()).id).toBe('test/sql');
+    expect(loads).toEqual(['test/sql']);
+  });
+});
