@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, MIRROR, tempDir } from '../datasets/mirror-fixture.js';
@@ -118,7 +118,11 @@ describe('intercode run on SQL datasets', () => {
 
 describe('intercode run on SQL datasets: bad input', () => {
   const cases: [string, string[], RegExp][] = [
-    ['an unknown engine', ['run', 'spider/dev', '--engine', 'nope'], /--engine: unknown engine "nope"/],
+    [
+      'an unknown engine',
+      ['run', 'spider/dev', '--engine', 'nope'],
+      /option '--engine <engine>' argument 'nope' is invalid\. Allowed choices are sqlite, mysql, postgres/,
+    ],
     [
       '--db-url with the sqlite engine',
       ['run', 'spider/dev', '--engine', 'sqlite', '--db-url', 'mysql://x'],
@@ -127,17 +131,44 @@ describe('intercode run on SQL datasets: bad input', () => {
     [
       '--engine on a Bash dataset',
       ['run', 'demo/bash', '--engine', 'sqlite'],
-      /--engine and --db-url apply to SQL datasets only/,
+      /--engine: it applies to the sql environment only, not bash/,
+    ],
+    [
+      '--handicap on a Bash dataset',
+      ['run', 'demo/bash', '--handicap'],
+      /--handicap: it applies to the sql environment only/,
+    ],
+    [
+      '--image on a SQL dataset',
+      ['run', 'spider/dev', '--image', 'debian'],
+      /--image: sql does not run in sandboxes/,
+    ],
+    [
+      '--backend on a SQL dataset',
+      ['run', 'spider/dev', '--backend', 'docker'],
+      /--backend: sql does not run in sandboxes/,
+    ],
+    [
+      '--compat on a SQL dataset',
+      ['run', 'spider/dev', '--compat', 'upstream'],
+      /--compat: sql does not run in sandboxes/,
+    ],
+    [
+      'a --db-url of the other engine',
+      ['run', 'spider/dev', '--engine', 'postgres', '--db-url', 'mysql://u@localhost'],
+      /--db-url: the postgres engine takes postgres:\/\/ or postgresql:\/\/ URLs, not mysql:\/\//,
     ],
   ];
   for (const [what, args, message] of cases) {
-    it(`refuses ${what}: exit 1, one line, no run directory`, () => {
+    it(`refuses ${what}: exit 1, one line, no run directory, nothing downloaded`, () => {
       const dir = tempDir('sql-bad', made);
       const out = join(dir, 'run');
-      const result = intercode([...args, '--tasks', '0-1', '--out', out], base);
+      const emptyCache = join(dir, 'cache');
+      const result = intercode([...args, '--tasks', '0-1', '--out', out], { ...base, cache: emptyCache });
       expectOneLineError(result, message);
       expect(result.stdout).toBe('');
       expect(existsSync(out)).toBe(false);
+      expect(existsSync(emptyCache) ? readdirSync(emptyCache) : []).toEqual([]);
     });
   }
 });

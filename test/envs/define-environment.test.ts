@@ -85,7 +85,7 @@ describe('defineEnvironment', () => {
     const definition = defineEnvironment(spec);
     expect(isDefinedEnvironment(definition)).toBe(true);
     expect(isDefinedEnvironment({ ...spec })).toBe(false);
-    expect(definition).toMatchObject({ name: 'words', usesSandbox: true, scoreEveryTurn: false });
+    expect(definition).toMatchObject({ name: 'words', kind: 'sandbox', scoreEveryTurn: false });
     expect(definition.goldActions(dataset.tasks[0]!)).toEqual(['/opt/words/say.sh apple', 'submit']);
     expect(createEnvRegistry([definition]).get('words')).toBe(definition);
     expect(() => createEnvRegistry([defineEnvironment({ ...spec, name: 'ctf' })])).toThrow(

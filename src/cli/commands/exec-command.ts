@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { shellQuote } from '../../core/shell-quote.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../sandbox/sandbox.js';
-import { positiveInteger, positiveNumber } from '../options.js';
+import { backendOption, imageOption, positiveInteger, positiveNumber } from '../options.js';
 
 interface ExecFlags {
   image?: string;
-  backend: string;
+  backend?: string;
   timeout: number;
   maxOutput: number;
   memory?: number;
@@ -24,11 +24,8 @@ export function registerExec(program: Command): void {
     .command('exec')
     .description('run one command in a fresh sandbox, print its output, exit with its exit code')
     .argument('<command...>', 'the command (after --); one argument is run as a shell command line')
-    .option(
-      '--image <image>',
-      'image: host (bwrap default), debian (docker default), debian:<profile>, dir:/path/to/rootfs (bwrap), docker:<name> (docker)',
-    )
-    .option('--backend <backend>', 'sandbox backend', 'bwrap')
+    .addOption(imageOption())
+    .addOption(backendOption())
     .option(
       '--timeout <seconds>',
       'time limit; the whole process tree is killed after it',
@@ -44,7 +41,8 @@ export function registerExec(program: Command): void {
     .option('--memory <MiB>', 'memory limit', positiveInteger('--memory'))
     .option('--cwd <dir>', 'working directory inside the sandbox', '/')
     .action(async (words: string[], flags: ExecFlags) => {
-      const provider = createProviderRegistry().get(flags.backend)();
+      const provider = createProviderRegistry().get(flags.backend ?? 'bwrap')();
+      if (flags.image !== undefined) provider.checkImage(flags.image);
       try {
         const sandbox = await provider.create({
           ...(flags.image ? { image: flags.image } : {}),

@@ -71,11 +71,11 @@ describe('intercode bench', () => {
     const file = join(tempDir('bench', made), 'bench.json');
     expectOneLineError(
       intercode(['bench', '--only', 'nope', '--json', file], { cache }),
-      /--only: unknown group "nope" \(known: sandbox, bash, ctf, sql, python\)/,
+      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python\)/,
     );
     expectOneLineError(
       intercode(['bench', '--backend', 'nope', '--json', file], { cache }),
-      /--backend: unknown backend "nope"/,
+      /--backend: unknown "nope" \(known: bwrap, docker\)/,
     );
     expectOneLineError(
       intercode(['bench', '--samples', '0'], { cache }),

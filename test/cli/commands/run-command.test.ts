@@ -371,7 +371,28 @@ describe('intercode run with bad input', () => {
         args: ['demo/bash', '--concurrency', '0'],
         error: /--concurrency must be a positive integer, got "0"/,
       },
-      { args: ['demo/bash', '--agent', 'robot'], error: /--agent: unknown agent "robot"/ },
+      {
+        args: ['demo/bash', '--agent', 'robot'],
+        error:
+          /option '--agent <agent>' argument 'robot' is invalid\. Allowed choices are gold, replay, human/,
+      },
+      {
+        args: ['demo/bash', '--trajectories', 'x.json'],
+        error: /--trajectories applies to --agent replay only/,
+      },
+      {
+        args: ['demo/bash', '--backend', 'docker', '--image', 'host'],
+        error:
+          /image "host" is not available on the docker backend \(known: debian, debian:<profile>, docker:<name>\)/,
+      },
+      {
+        args: ['demo/bash', '--image', 'debian:nosuch'],
+        error: /image "debian:nosuch": unknown image profile "nosuch"/,
+      },
+      {
+        args: ['demo/ctf', '--compat', 'upstream'],
+        error: /--compat: the ctf environment has no upstream mode/,
+      },
       { args: ['demo/bash', '--bogus'], error: /unknown option '--bogus' \(run with --help for usage\)/ },
     ];
     for (const { args, error, options } of cases) {
