@@ -33,8 +33,9 @@ function tableAfter(marker: string): string[][] {
 
 const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 
+/** Folder → the folders it may import (the table's first and last columns). */
 const allowed = new Map(
-  tableAfter('layers').map(([folder, imports]) => [names(folder!)[0]!, new Set(names(imports!))]),
+  tableAfter('layers').map((cells) => [names(cells[0]!)[0]!, new Set(names(cells.at(-1)!))] as const),
 );
 const siblings = tableAfter('siblings').map(([cell]) => names(cell!));
 
