@@ -100,15 +100,10 @@ describe('EpisodeLog', () => {
     ];
     for (const [text, why] of cases) {
       const { dir, path } = runDir(text);
-      let caught: unknown;
-      try {
-        EpisodeLog.open(dir, true);
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(DatasetError);
-      expect((caught as DatasetError).message).toMatch(why);
-      expect((caught as DatasetError).message.startsWith(path)).toBe(true);
+      expect(() => EpisodeLog.open(dir, true)).toThrow(
+        expect.objectContaining({ constructor: DatasetError, message: expect.stringMatching(why) }),
+      );
+      expect(() => EpisodeLog.open(dir, true)).toThrow(`${path}: line 2 `);
       expect(readFileSync(path, 'utf8')).toBe(text);
     }
   });

@@ -17,14 +17,13 @@ import { oldLine, sampleRecord } from './sample-records.js';
 const made: string[] = [];
 afterAll(() => cleanup(made));
 
-function errorOf(run: () => unknown): DatasetError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DatasetError);
-    return error as DatasetError;
-  }
-  throw new Error('expected a DatasetError');
+/** Matches a one-line `DatasetError` of code DATASET_INVALID whose message matches `message`. */
+function invalid(message: RegExp | string) {
+  return expect.objectContaining({
+    constructor: DatasetError,
+    code: 'DATASET_INVALID',
+    message: typeof message === 'string' ? message : expect.stringMatching(message),
+  });
 }
 
 describe('episodeLine', () => {
@@ -93,9 +92,7 @@ describe('parseEpisodeRecords', () => {
       ],
     ];
     for (const [text, why] of cases) {
-      const error = errorOf(() => parseEpisodeRecords(text, 'f.jsonl'));
-      expect(error.code).toBe('DATASET_INVALID');
-      expect(error.message).toMatch(why);
+      expect(() => parseEpisodeRecords(text, 'f.jsonl')).toThrow(invalid(why));
     }
   });
 });
@@ -106,8 +103,8 @@ describe('readEpisodeRecords', () => {
     const path = join(dir, 'episodes.jsonl');
     writeFileSync(path, episodeLine(sampleRecord('a')) + oldLine(sampleRecord('b')));
     expect(readEpisodeRecords(path).map((record) => record.taskId)).toEqual(['a', 'b']);
-    expect(errorOf(() => readEpisodeRecords(join(dir, 'none.jsonl'))).message).toBe(
-      `${join(dir, 'none.jsonl')}: cannot read it (ENOENT)`,
+    expect(() => readEpisodeRecords(join(dir, 'none.jsonl'))).toThrow(
+      invalid(`${join(dir, 'none.jsonl')}: cannot read it (ENOENT)`),
     );
   });
 });

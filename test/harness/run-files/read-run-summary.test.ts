@@ -48,15 +48,10 @@ describe('readRunSummary', () => {
     ];
     for (const [value, why] of cases) {
       const path = writeSummary(value);
-      let caught: unknown;
-      try {
-        readRunSummary(path);
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(DatasetError);
-      expect((caught as DatasetError).message.startsWith(`${path} `)).toBe(true);
-      expect((caught as DatasetError).message).toMatch(why);
+      expect(() => readRunSummary(path)).toThrow(
+        expect.objectContaining({ constructor: DatasetError, message: expect.stringMatching(why) }),
+      );
+      expect(() => readRunSummary(path)).toThrow(`${path} `);
     }
     const bad = writeSummary('');
     writeFileSync(bad, '{"dataset": ');
