@@ -63,7 +63,12 @@ export { PythonEnv, type PythonEnvOptions } from './envs/python/python-env.js';
 export type { SandboxEnvOptions } from './envs/sandbox-env-options.js';
 export { SqlEnv, type SqlEnvOptions } from './envs/sql/sql-env.js';
 // Running episodes.
-export type { EpisodeRecord } from './harness/episode-record.js';
+export {
+  type EpisodeRecord,
+  failedEpisodeRecord,
+  parseEpisodeRecords,
+  readEpisodeRecords,
+} from './harness/episode-record.js';
 export { computeMetrics, type Metrics, metricsByGroup } from './harness/metrics.js';
 export { EpisodeAborted, type PlayOptions, playEpisode } from './harness/play-episode.js';
 export type { Reporter, RunEnd, RunStart } from './harness/reporter.js';
@@ -76,7 +81,15 @@ export {
   RunPlan,
   type RunSetupDescription,
 } from './harness/run-plan.js';
-export type { RunDescription, RunSummary, SkippedTask } from './harness/run-summary.js';
+export {
+  RUN_SUMMARY_VERSION,
+  type RunDescription,
+  type RunSummary,
+  readRunSummary,
+  runSummarySchema,
+  type SkippedTask,
+  summarize,
+} from './harness/run-summary.js';
 // Sandboxes.
 export { BwrapProvider } from './sandbox/bwrap/bwrap-provider.js';
 export { DockerBackend } from './sandbox/docker/docker-backend.js';

@@ -11,11 +11,13 @@ import {
 import { join } from 'node:path';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import type { EpisodeRecord } from './episode-record.js';
+import { type EpisodeRecord, episodeLine } from '../core/run-files/episode-record-schema.js';
+import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
 
 /**
  * `episodes.jsonl` of a run directory: one line per finished episode, written and flushed to disk
- * as each ends, so a killed run loses at most the episodes in flight.
+ * as each ends, so a killed run loses at most the episodes in flight. Each line carries the
+ * `schemaVersion` of its format first.
  */
 export class EpisodeLog {
   readonly path: string;
@@ -27,10 +29,11 @@ export class EpisodeLog {
   }
 
   /**
-   * Opens the log of `directory`. With `resume`, returns the episodes already there (a torn last
-   * line from a killed run is dropped, and episodes that failed with an infrastructure error are
-   * dropped too, so that they are played again); without it, an existing non-empty log is an
-   * error, so no earlier result is ever overwritten.
+   * Opens the log of `directory`. With `resume`, returns the episodes already there, each checked
+   * against the record schema (a line that is not a valid record, or of a newer version, fails in
+   * one line naming the file and line); a torn last line from a killed run is dropped, and episodes
+   * that failed with an infrastructure error are dropped too, so that they are played again.
+   * Without `resume`, an existing non-empty log is an error, so no earlier result is ever overwritten.
    */
   static open(directory: string, resume: boolean): { log: EpisodeLog; previous: EpisodeRecord[] } {
     mkdirSync(directory, { recursive: true });
@@ -45,20 +48,10 @@ export class EpisodeLog {
         );
       }
       const complete = text.lastIndexOf('\n') + 1;
-      previous = text
-        .slice(0, complete)
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line, number) => {
-          try {
-            return JSON.parse(line) as EpisodeRecord;
-          } catch {
-            throw new DatasetError('DATASET_INVALID', `${path}: line ${number + 1} is not valid JSON`);
-          }
-        });
+      previous = parseEpisodeRecords(text.slice(0, complete), path);
       if (previous.some((record) => record.error !== undefined)) {
         previous = previous.filter((record) => record.error === undefined);
-        writeFileAtomic(path, previous.map((record) => `${JSON.stringify(record)}\n`).join(''));
+        writeFileAtomic(path, previous.map(episodeLine).join(''));
       } else {
         const fd = openSync(path, 'r+');
         ftruncateSync(fd, Buffer.byteLength(text.slice(0, complete)));
@@ -69,7 +62,7 @@ export class EpisodeLog {
   }
 
   append(record: EpisodeRecord): void {
-    writeSync(this.#fd, `${JSON.stringify(record)}\n`);
+    writeSync(this.#fd, episodeLine(record));
     fdatasyncSync(this.#fd);
   }
 

@@ -1,27 +1,50 @@
 import type { TurnRecord } from '../agents/agent.js';
+import type { EpisodeRecord, TurnRecordData } from '../core/run-files/episode-record-schema.js';
+import type { Task } from '../core/task.js';
 
-/** One line of `episodes.jsonl` (DESIGN §8). */
-export interface EpisodeRecord {
-  readonly taskId: string;
-  readonly index: number;
-  readonly dataset: string;
-  readonly query: string;
-  readonly gold?: unknown;
-  readonly turns: readonly TurnRecord[];
-  /** Reward of the last scored turn. */
-  readonly reward: number;
-  readonly maxReward: number;
-  /** maxReward == 1. */
-  readonly success: boolean;
-  readonly turnsTaken: number;
-  readonly terminated: boolean;
-  readonly truncated: boolean;
-  /** The episode could not be played (an infrastructure failure); it counts as unsolved. */
-  readonly error?: string;
-  readonly group?: string;
-  /** The env replaced a wrong upstream gold (`gold` is then the corrected one): what and why. */
-  readonly erratum?: unknown;
-  /** The gold itself failed, so the reward cannot be trusted. */
-  readonly goldCorrupt?: boolean;
-  readonly durationMs: number;
+export {
+  EPISODE_RECORD_VERSION,
+  type EpisodeRecord,
+  episodeLine,
+  episodeRecordSchema,
+  turnRecordSchema,
+} from '../core/run-files/episode-record-schema.js';
+export { parseEpisodeRecords, readEpisodeRecords } from '../core/run-files/read-episode-records.js';
+
+/** True when A and B are assignable both ways. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * The agents' `TurnRecord` and the turns of the episode record schema must describe the same
+ * thing: this fails to compile when either changes without the other.
+ */
+const turnRecordAgrees: Same<TurnRecord, TurnRecordData> = true;
+void turnRecordAgrees;
+
+/**
+ * The record of an episode that could not be played (an infrastructure failure: the env did not
+ * start, the sandbox died): no turns, reward 0, the error's message; it counts as unsolved.
+ */
+export function failedEpisodeRecord(
+  task: Task,
+  dataset: string,
+  error: unknown,
+  durationMs: number,
+): EpisodeRecord {
+  return {
+    taskId: task.id,
+    index: task.index,
+    dataset,
+    query: task.query,
+    ...(task.gold !== undefined ? { gold: task.gold } : {}),
+    turns: [],
+    reward: 0,
+    maxReward: 0,
+    success: false,
+    turnsTaken: 0,
+    terminated: false,
+    truncated: false,
+    error: (error as Error | null | undefined)?.message ?? String(error),
+    ...(task.group !== undefined ? { group: task.group } : {}),
+    durationMs,
+  };
 }

@@ -1,15 +1,7 @@
 import type { EpisodeRecord } from './episode-record.js';
+import type { Metrics } from './run-files/run-summary-schema.js';
 
-/** Success, reward, turns and error share of a set of episodes. */
-export interface Metrics {
-  readonly n: number;
-  readonly solved: number;
-  readonly successRate: number;
-  readonly meanReward: number;
-  readonly meanTurns: number;
-  /** Mean over episodes of the share of inadmissible actions (the paper's Error %). */
-  readonly errorRate: number;
-}
+export type { Metrics } from './run-files/run-summary-schema.js';
 
 export function computeMetrics(episodes: readonly EpisodeRecord[]): Metrics {
   const n = episodes.length;

@@ -5,7 +5,7 @@ import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
-import type { EpisodeRecord } from './episode-record.js';
+import { type EpisodeRecord, failedEpisodeRecord } from './episode-record.js';
 import { EpisodeAborted, playEpisode } from './play-episode.js';
 import type { Reporter, RunEnd } from './reporter.js';
 import { type RunDescription, type SkippedTask, summarize } from './run-summary.js';
@@ -97,23 +97,12 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
             interrupted = true;
             return;
           }
-          record = {
-            taskId: task.id,
-            index: task.index,
-            dataset: options.description.dataset,
-            query: task.query,
-            ...(task.gold !== undefined ? { gold: task.gold } : {}),
-            turns: [],
-            reward: 0,
-            maxReward: 0,
-            success: false,
-            turnsTaken: 0,
-            terminated: false,
-            truncated: false,
-            error: (error as Error).message ?? String(error),
-            ...(task.group !== undefined ? { group: task.group } : {}),
-            durationMs: performance.now() - episodeStart,
-          };
+          record = failedEpisodeRecord(
+            task,
+            options.description.dataset,
+            error,
+            performance.now() - episodeStart,
+          );
           await env.close().catch(() => {});
           env = undefined;
         } finally {

@@ -1,51 +1,17 @@
 import type { EpisodeRecord } from './episode-record.js';
 import { computeMetrics, metricsByGroup } from './metrics.js';
+import { RUN_SUMMARY_VERSION, type RunDescription, type RunSummary } from './run-files/run-summary-schema.js';
 
-/** `summary.json` of a run directory (DESIGN §8). */
-export interface RunSummary {
-  readonly dataset: string;
-  readonly env: string;
-  readonly agent: string;
-  readonly model?: string;
-  readonly strategy?: string;
-  /** The sandbox backend, for environments that run in sandboxes. */
-  readonly backend?: string;
-  /** The SQL engine, for the SQL environment. */
-  readonly engine?: string;
-  readonly n: number;
-  readonly solved: number;
-  readonly successRate: number;
-  readonly meanReward: number;
-  readonly meanTurns: number;
-  readonly errorRate: number;
-  readonly byGroup: Readonly<Record<string, { n: number; successRate: number; meanReward: number }>>;
-  readonly durationMs: number;
-  /** Episodes that failed to play (infrastructure errors). */
-  readonly episodeErrors: number;
-  /** False when the run was interrupted before every selected task was played. */
-  readonly complete: boolean;
-  /** Selected tasks not played because the environment cannot run them here (not counted in `n`). */
-  readonly skipped?: readonly SkippedTask[];
-}
+export { readRunSummary } from './run-files/read-run-summary.js';
+export {
+  RUN_SUMMARY_VERSION,
+  type RunDescription,
+  type RunSummary,
+  runSummarySchema,
+  type SkippedTask,
+} from './run-files/run-summary-schema.js';
 
-/** A task a run left out, and why (it needs the internet, its files are missing). */
-export interface SkippedTask {
-  readonly taskId: string;
-  readonly reason: string;
-}
-
-export interface RunDescription {
-  readonly dataset: string;
-  readonly env: string;
-  readonly agent: string;
-  readonly model?: string;
-  readonly strategy?: string;
-  /** The sandbox backend, for environments that run in sandboxes. */
-  readonly backend?: string;
-  /** The SQL engine, for the SQL environment. */
-  readonly engine?: string;
-}
-
+/** The `summary.json` of `episodes` (without `skipped`, which the runner adds). */
 export function summarize(
   description: RunDescription,
   episodes: readonly EpisodeRecord[],
@@ -60,6 +26,7 @@ export function summarize(
     ]),
   );
   return {
+    schemaVersion: RUN_SUMMARY_VERSION,
     ...description,
     ...metrics,
     byGroup,

@@ -1,25 +1,49 @@
 import { formatTable } from './format-table.js';
-import type { metricsByGroup } from './metrics.js';
-import type { RunSummary } from './run-summary.js';
+import type { Metrics } from './metrics.js';
+
+/** The columns of the metrics table of `intercode run` and `intercode report`. */
+export const SUMMARY_HEADER: readonly string[] = [
+  'group',
+  'n',
+  'solved',
+  'success',
+  'mean reward',
+  'turns',
+  'error',
+];
 
 function percent(value: number): string {
   return `${(value * 100).toFixed(1)}%`;
 }
 
-/** The table of a run's metrics, overall and per group (printed at the end of a run and by report). */
-export function summaryTable(summary: RunSummary, byGroup: ReturnType<typeof metricsByGroup>): string {
-  const header = ['group', 'n', 'solved', 'success', 'mean reward', 'turns', 'error'];
-  const row = (name: string, m: Omit<RunSummary, 'byGroup'> | (typeof byGroup)[string]) => [
+/** One row of the metrics table. */
+export function metricsRow(name: string, metrics: Metrics): string[] {
+  return [
     name,
-    String(m.n),
-    String(m.solved),
-    percent(m.successRate),
-    m.meanReward.toFixed(3),
-    m.meanTurns.toFixed(2),
-    percent(m.errorRate),
+    String(metrics.n),
+    String(metrics.solved),
+    percent(metrics.successRate),
+    metrics.meanReward.toFixed(3),
+    metrics.meanTurns.toFixed(2),
+    percent(metrics.errorRate),
   ];
-  const rows = [row('all', summary)];
+}
+
+/**
+ * The rows of the metrics table: `all`, then one per group when there are several (with
+ * `everyGroup`, also a single one).
+ */
+export function summaryRows(
+  overall: Metrics,
+  byGroup: Readonly<Record<string, Metrics>>,
+  options: { readonly everyGroup?: boolean } = {},
+): string[][] {
   const groups = Object.entries(byGroup);
-  if (groups.length > 1) for (const [group, m] of groups) rows.push(row(group, m));
-  return formatTable(header, rows);
+  const listed = groups.length > 1 || options.everyGroup ? groups : [];
+  return [metricsRow('all', overall), ...listed.map(([group, metrics]) => metricsRow(group, metrics))];
+}
+
+/** The table printed at the end of a run: overall metrics, then each group when there are several. */
+export function summaryTable(overall: Metrics, byGroup: Readonly<Record<string, Metrics>>): string {
+  return formatTable(SUMMARY_HEADER, summaryRows(overall, byGroup));
 }

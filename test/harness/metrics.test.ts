@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/agents/agent.js';
 import type { EpisodeRecord } from '../../src/harness/episode-record.js';
 import { computeMetrics, metricsByGroup } from '../../src/harness/metrics.js';
-import { summarize } from '../../src/harness/run-summary.js';
+import { runSummarySchema, summarize } from '../../src/harness/run-summary.js';
 
 function turn(reward: number, admissible: boolean): TurnRecord {
   return { action: 'ls', observation: '', reward, admissible, durationMs: 1 };
@@ -80,6 +80,7 @@ describe('summarize', () => {
     const description = { dataset: 'demo/bash', env: 'bash', agent: 'gold', backend: 'bwrap' };
     const summary = summarize(description, [solved, partial, failed], 1234, false);
     expect(summary).toEqual({
+      schemaVersion: 1,
       ...description,
       ...computeMetrics([solved, partial, failed]),
       byGroup: {
@@ -90,5 +91,8 @@ describe('summarize', () => {
       episodeErrors: 1,
       complete: false,
     });
+    // The version comes first in summary.json, and the summary passes its own schema.
+    expect(Object.keys(summary)[0]).toBe('schemaVersion');
+    expect(runSummarySchema.safeParse(summary).success).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { GoldAgent } from '../../src/agents/gold-agent.js';
 import type { Dataset, Task } from '../../src/core/task.js';
 import type { EnvFactory, SandboxEnvDefinition } from '../../src/envs/env-definition.js';
 import { createEnvRegistry } from '../../src/envs/env-registry.js';
-import type { EpisodeRecord } from '../../src/harness/episode-record.js';
+import { type EpisodeRecord, readEpisodeRecords } from '../../src/harness/episode-record.js';
 import { type RunOptions, runBenchmark } from '../../src/harness/run-benchmark.js';
 import { BwrapProvider } from '../../src/sandbox/index.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
@@ -62,11 +62,7 @@ function options(outDir: string, overrides: Partial<RunOptions> = {}): RunOption
   };
 }
 
-const lines = (dir: string) =>
-  readFileSync(join(dir, 'episodes.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as EpisodeRecord);
+const lines = (dir: string) => readEpisodeRecords(join(dir, 'episodes.jsonl'));
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
 const byTask = (records: readonly EpisodeRecord[]) =>
   Object.fromEntries(records.map((r) => [r.taskId, { reward: r.reward, error: r.error }]));

@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { DatasetError } from '../../core/errors.js';
+import {
+  EPISODE_RECORD_VERSION,
+  episodeRecordSchema,
+  turnRecordSchema,
+} from '../../core/run-files/episode-record-schema.js';
+import { parseJsonLines } from '../../core/run-files/parse-json-lines.js';
+import { parseVersioned, type VersionedFormat } from '../../core/run-files/versioned-format.js';
 import type { Task } from '../../core/task.js';
 
 /** The actions of one recorded episode. */
@@ -25,6 +33,21 @@ function stringList(value: unknown): string[] | undefined {
     : undefined;
 }
 
+/**
+ * A line of an `episodes.jsonl` as a replay reads it: the episode record schema with every field
+ * optional but the turns and their actions (a trajectory written by hand needs no more), each field
+ * that is there checked, versions as for the run log.
+ */
+const recordedLineSchema = episodeRecordSchema.partial().extend({
+  turns: z.array(turnRecordSchema.partial().required({ action: true })),
+});
+
+const recordedLineFormat: VersionedFormat<z.infer<typeof recordedLineSchema>> = {
+  what: 'recorded episode',
+  version: EPISODE_RECORD_VERSION,
+  schema: recordedLineSchema,
+};
+
 /** One upstream entry: `turn_history.actions` (eval loops) or `trajectory[].action` (the env's own log). */
 function fromUpstream(key: string, entry: Record<string, unknown>): RecordedEpisode | undefined {
   const query = typeof entry.query === 'string' ? entry.query : undefined;
@@ -47,7 +70,7 @@ function fromUpstream(key: string, entry: Record<string, unknown>): RecordedEpis
 /**
  * Reads recorded trajectories: the upstream `data/results` formats (an object keyed by task index,
  * optionally wrapped as `{meta, logs}`; a single saved episode with `trajectory`) and this project's
- * `episodes.jsonl`.
+ * `episodes.jsonl` (checked line by line against the episode record schema, see `recordedLineSchema`).
  */
 export function readRecordedTrajectories(path: string): RecordedEpisode[] {
   let text: string;
@@ -57,22 +80,13 @@ export function readRecordedTrajectories(path: string): RecordedEpisode[] {
     fail(path, `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   if (path.endsWith('.jsonl')) {
-    const episodes: RecordedEpisode[] = [];
-    text.split('\n').forEach((line, number) => {
-      if (line.trim() === '') return;
-      let record: Record<string, unknown> | undefined;
-      try {
-        record = asRecord(JSON.parse(line));
-      } catch {
-        fail(path, `line ${number + 1} is not valid JSON`);
-      }
-      const turns = Array.isArray(record?.turns) ? record.turns : undefined;
-      if (!record || !turns) fail(path, `line ${number + 1} has no "turns"`);
-      episodes.push({
-        key: String(record.taskId ?? record.index ?? number),
-        ...(typeof record.query === 'string' ? { query: record.query } : {}),
-        actions: turns.map((turn) => String(asRecord(turn)?.action ?? '')),
-      });
+    const episodes = parseJsonLines(text, `trajectory file ${path}`, (value, where, position) => {
+      const record = parseVersioned(value, recordedLineFormat, where);
+      return {
+        key: String(record.taskId ?? record.index ?? position),
+        ...(record.query !== undefined ? { query: record.query } : {}),
+        actions: record.turns.map((turn) => turn.action),
+      };
     });
     if (episodes.length === 0) fail(path, 'holds no episodes');
     return episodes;

@@ -153,7 +153,8 @@ describe('readRecordedTrajectories on other files', () => {
       [
         JSON.stringify({ taskId: 'a', index: 0, query: 'first?', turns: [turn('ls'), turn('submit')] }),
         '',
-        JSON.stringify({ taskId: 'b', index: 1, query: 'second?', turns: [] }),
+        // Lines written before schemaVersion existed and lines with it read alike.
+        JSON.stringify({ schemaVersion: 1, taskId: 'b', index: 1, query: 'second?', turns: [] }),
         JSON.stringify({ index: 2, turns: [turn('pwd')] }),
         '',
       ].join('\n'),
@@ -209,7 +210,22 @@ describe('readRecordedTrajectories on other files', () => {
       ['none.json', '{"meta": {}, "logs": {"0": {"query": "q"}}}', /holds no recognisable episodes/],
       ['empty-object.json', '{}', /holds no recognisable episodes/],
       ['bad.jsonl', '{"taskId": "a", "turns": []}\n{"taskId": \n', /line 2 is not valid JSON/],
-      ['no-turns.jsonl', '{"taskId": "a"}\n', /line 1 has no "turns"/],
+      ['no-turns.jsonl', '{"taskId": "a"}\n', /line 1 is not a valid recorded episode: turns: missing$/],
+      [
+        'bad-action.jsonl',
+        '\n{"taskId": "a", "turns": [{"action": "ls"}, {"action": 3}]}\n',
+        /line 2 is not a valid recorded episode: turns\.1\.action: Invalid input: expected string, received number$/,
+      ],
+      [
+        'bad-field.jsonl',
+        '{"taskId": 7, "turns": []}\n',
+        /line 1 is not a valid recorded episode: taskId: Invalid input: expected string/,
+      ],
+      [
+        'newer.jsonl',
+        '{"taskId": "a", "turns": []}\n{"schemaVersion": 2, "taskId": "b", "turns": []}\n',
+        /line 2 has schemaVersion 2, newer than this intercode reads \(1\): upgrade intercode/,
+      ],
       ['empty.jsonl', '\n\n', /holds no episodes/],
     ];
     for (const [name, content, why] of cases) {

@@ -496,8 +496,8 @@ describe('intercode report', () => {
   it('fails in one line for a folder that is not a run directory', () => {
     const dir = tempDir('not-a-run', made);
     expectOneLineError(intercode(['report', dir], base), /is not a run directory \(no episodes\.jsonl\)/);
-    writeFileSync(join(dir, 'episodes.jsonl'), '{"taskId": "a"}\n{oops\n');
-    expectOneLineError(intercode(['report', dir], base), /episodes\.jsonl: line 2 is not valid JSON/);
+    writeFileSync(join(dir, 'episodes.jsonl'), '{oops\n');
+    expectOneLineError(intercode(['report', dir], base), /episodes\.jsonl: line 1 is not valid JSON/);
   });
 });
 
