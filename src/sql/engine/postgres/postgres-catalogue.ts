@@ -10,7 +10,7 @@ import type {
   CatalogueTable,
   MysqlCatalogue,
   TableDescription,
-} from '../../introspection/mysql-introspection.js';
+} from '../../introspection/mysql-catalogue.js';
 import { objectName } from '../object-name.js';
 import { type PostgresTextMode, pgColumnType, pgIdentifier, pgString } from './postgres-schema.js';
 
@@ -141,7 +141,7 @@ interface RawColumn {
 }
 
 /**
- * The PostgreSQL engine's side of MySQL introspection (see `mysql-introspection.ts`) for one
+ * The PostgreSQL engine's side of MySQL introspection (see `answer-mysql-introspection.ts`) for one
  * session: tables and views of the session database's `public` schema as they are now (the
  * episode's transaction included). A dump table whose columns are still the ones the engine built
  * (names, types and primary key, in order) is described from the dump model (MySQL types,

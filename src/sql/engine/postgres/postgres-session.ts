@@ -1,10 +1,12 @@
 import pg from 'pg';
 import {
   answerMysqlIntrospection,
-  type IntrospectionStatement,
   limitIntrospectionRows,
+} from '../../introspection/answer-mysql-introspection.js';
+import {
+  type IntrospectionStatement,
   recognizeMysqlIntrospection,
-} from '../../introspection/mysql-introspection.js';
+} from '../../introspection/recognize-mysql-introspection.js';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
 import { SqlEngineError, sessionFailure } from '../sql-engine-error.js';
@@ -109,7 +111,7 @@ function oneLine(text: string): string {
  * over on a new connection, pristine).
  *
  * MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, `SHOW COLUMNS FROM t`, …: see
- * `mysql-introspection.ts`) never reach PostgreSQL as such: they are answered from the dump model
+ * `answer-mysql-introspection.ts`) never reach PostgreSQL as such: they are answered from the dump model
  * and the session's current catalogue (`PostgresCatalogue`, read-only queries run like any
  * statement, in the episode's transaction, each in its savepoint), within the same time limit.
  * `EXPLAIN SELECT …` and other `SHOW` statements (PostgreSQL's `SHOW setting`) go to PostgreSQL.

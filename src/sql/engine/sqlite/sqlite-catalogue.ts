@@ -13,7 +13,7 @@ import type {
   CatalogueTable,
   MysqlCatalogue,
   TableDescription,
-} from '../../introspection/mysql-introspection.js';
+} from '../../introspection/mysql-catalogue.js';
 import { sqliteColumnType, sqliteCreateIndexes, sqliteCreateTable } from './sqlite-schema.js';
 
 /** One dump table with the SQLite schema text the engine built it from (to tell whether it changed since). */
@@ -127,7 +127,7 @@ function modelIndexName(index: DumpIndex, table: DumpTable): DumpIndex {
 }
 
 /**
- * The SQLite engine's side of MySQL introspection (see `mysql-introspection.ts`) for one session:
+ * The SQLite engine's side of MySQL introspection (see `answer-mysql-introspection.ts`) for one session:
  * tables as they are now in the session's database (`sqlite_schema`). A table whose schema text is
  * still the one the engine built is described from the dump model (MySQL types, defaults,
  * AUTO_INCREMENT, keys and the dump's own `CREATE TABLE`); a table the agent created or changed

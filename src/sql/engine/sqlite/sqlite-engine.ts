@@ -50,7 +50,7 @@ interface Prepared {
  *
  * MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, `SHOW COLUMNS`, `SHOW CREATE TABLE`,
  * `SHOW INDEX`, `SHOW DATABASES`), which the paper's agents use, are answered by a compatibility layer
- * before they reach SQLite (see `mysql-introspection.ts` and `sqlite-catalogue.ts`).
+ * before they reach SQLite (see `answer-mysql-introspection.ts` and `sqlite-catalogue.ts`).
  *
  * Values: INTEGER as `bigint` (always; the integer/real distinction survives, as Python's `int` and
  * `float` did upstream), REAL as `number`, TEXT as `string`, BLOB as `Buffer`, NULL as `null`.

@@ -1,9 +1,11 @@
 import {
   answerMysqlIntrospection,
-  type IntrospectionStatement,
   limitIntrospectionRows,
+} from '../../introspection/answer-mysql-introspection.js';
+import {
+  type IntrospectionStatement,
   recognizeMysqlIntrospection,
-} from '../../introspection/mysql-introspection.js';
+} from '../../introspection/recognize-mysql-introspection.js';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
@@ -68,7 +70,7 @@ function nativeRows(rows: unknown[][]): unknown[][] {
  *   `replayLimit` such statements, or when the replay fails, the session restarts pristine instead.
  * - A query that ends the process (the memory limit, a crash) is answered the same way, as
  *   `ENGINE_CRASHED`.
- * - MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, …: see `mysql-introspection.ts`)
+ * - MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, …: see `answer-mysql-introspection.ts`)
  *   never reach SQLite: they are answered from the dump model and the session's current schema
  *   (`SqliteCatalogue`), within the same time limit. Any other `SHOW` is an `ER_NOT_SUPPORTED_YET`
  *   error naming the covered statements (SQLite has no `SHOW`).
