@@ -13,6 +13,11 @@ export class SqlEngineError extends IntercodeError {
   }
 }
 
+/** The message of a caught error (anything thrown), for an error message of ours. */
+export function errorReason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * An unexpected failure of a server session as the engine's error: the server's own failure when it
  * is gone (`health`), else `SQL_ENGINE_FAILED` naming the session (`what`, e.g. `the MySQL session on
@@ -26,6 +31,5 @@ export async function sessionFailure(
   if (error instanceof SqlEngineError) return error;
   const failure = await health();
   if (failure) return failure;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new SqlEngineError('SQL_ENGINE_FAILED', `${what} failed: ${reason}`, { cause: error });
+  return new SqlEngineError('SQL_ENGINE_FAILED', `${what} failed: ${errorReason(error)}`, { cause: error });
 }

@@ -7,11 +7,12 @@ import {
   type IntrospectionStatement,
   recognizeMysqlIntrospection,
 } from '../../introspection/recognize-mysql-introspection.js';
+import { doubleQuotedAsString } from '../double-quoted-as-string.js';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
 import { SqlEngineError, sessionFailure } from '../sql-engine-error.js';
 import { PostgresCatalogue, type PostgresPristineSchema } from './postgres-catalogue.js';
-import { doubleQuotedAsString, UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
+import { UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
 import { checkPostgresStatement } from './postgres-guard.js';
 import type { PostgresEndpoint } from './postgres-url.js';
 import { isBuiltinType, postgresTypeName, postgresTypes } from './postgres-values.js';
@@ -189,7 +190,7 @@ export class PostgresSession implements SqlSession {
         attempt < MAX_REWRITES
       ) {
         const name = unresolvedColumn(result.error.message);
-        const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name);
+        const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name, 'postgres');
         if (rewritten !== undefined) {
           text = rewritten;
           continue;
