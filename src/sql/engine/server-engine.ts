@@ -36,7 +36,7 @@ export interface PreparedServerDatabase<Slot> {
 
 /** Options every server engine takes. */
 export interface ServerEngineOptions<Server extends ManagedServer> {
-  /** A server of the user's, as an account that can make databases and accounts. */
+  /** A server of the user's, as an account that can make databases and accounts (checked at start). */
   readonly url?: string;
   /** A server started by the caller, shared; `close()` leaves it running. */
   readonly server?: Server;
@@ -68,14 +68,15 @@ function deadOwner(name: string): boolean {
 
 /**
  * What the MariaDB and PostgreSQL engines share: a server started for the engine or reached by
- * URL, one backend connection made on first use, a
+ * URL (the account's privileges checked first), one backend connection made on first use, a
  * failure that sticks once the server is gone, databases prepared once per dump as templates,
  * sessions opened on pooled database copies ("slots") each with its own account, names on a shared
  * server that carry the owner label (leftovers of dead owners reaped at start when the server is
  * local), and a close that drops what the engine made on a shared server, ends the pool and stops
  * a server of its own.
  *
- * Each engine supplies its server's steps: how to start it, reach it and inspect it, load templates, make a copy and open a session on it, and the statements that list and
+ * Each engine supplies its server's steps: how to start it, reach it and inspect it, check the
+ * account, load templates, make a copy and open a session on it, and the statements that list and
  * drop databases and accounts.
  */
 export abstract class ServerEngine<
@@ -124,6 +125,8 @@ export abstract class ServerEngine<
     endpoint: Backend['endpoint'],
     servers: Pick<ServerBackend, 'ownServer' | 'server' | 'shared'>,
   ): Promise<Backend>;
+  /** Throws `SQL_ACCOUNT_PRIVILEGES` when the URL's account lacks what the engine needs. */
+  protected abstract checkAccount(backend: Backend): Promise<void>;
   /** What the engine sets up on a server before any template (roles). */
   protected async setUp(_backend: Backend): Promise<void> {}
   protected abstract isLocal(endpoint: Backend['endpoint']): boolean;
@@ -263,7 +266,7 @@ export abstract class ServerEngine<
     };
   }
 
-  /** Starts or reaches the server, and reaps what dead owners left. */
+  /** Starts or reaches the server, checks the account of a URL, and reaps what dead owners left. */
   private async connect(): Promise<Backend> {
     const { url, server: given } = this.options;
     const ownServer = url || given ? undefined : await this.startServer();
@@ -282,6 +285,7 @@ export abstract class ServerEngine<
           `the ${server.title} server exited (${describeExit(exit)}): ${server.logTail() || 'no log'}`,
         );
       });
+      if (url) await this.checkAccount(backend);
       await this.setUp(backend);
       if (backend.shared && this.isLocal(endpoint)) await this.reapDeadOwners(backend);
       return backend;

@@ -6,6 +6,7 @@ import { ServerEngine, type ServerEngineOptions } from '../server-engine.js';
 import type { Interruption } from '../server-session.js';
 import type { SqlEngine } from '../sql-engine.js';
 import { buildMysqlTemplate } from './build-mysql-template.js';
+import { checkMysqlAccount } from './mysql-account-check.js';
 import { type MysqlBackend, mysqlAdminConnection } from './mysql-backend.js';
 import {
   databaseCollation,
@@ -65,9 +66,10 @@ export interface MysqlEngineOptions {
 /** Options of the MySQL/MariaDB engine. */
 export interface MysqlEngineOptions extends ServerEngineOptions<MariadbServer> {
   /**
-   * `mysql://user:password@host:port` (or `?socket=/path`): an administrator account on a running
-   * MySQL or MariaDB server (it creates template databases, per-session databases and accounts).
-   * Without it (and without `server`) the engine starts its own MariaDB server.
+   * `mysql://user:password@host:port` (or `?socket=/path`): an account on a running MySQL or
+   * MariaDB server that can create databases and accounts and grant rights on them (checked at
+   * start; see `mysql-account-check.ts`). Without it (and without `server`) the engine starts its
+   * own MariaDB server.
    */
   readonly url?: string;
   /** Options of the server the engine starts for itself. */
@@ -212,6 +214,10 @@ export class MysqlEngine
     const version = String(rows[0]?.version ?? '');
     const flavor: MysqlFlavor = /mariadb/i.test(version) ? 'mariadb' : 'mysql';
     return { pool, endpoint, flavor, version, ...servers };
+  }
+
+  protected checkAccount(backend: MysqlBackend): Promise<void> {
+    return checkMysqlAccount(backend);
   }
 
   protected isLocal(endpoint: MysqlEndpoint): boolean {

@@ -12,8 +12,8 @@ export interface MysqlEndpoint {
 
 /**
  * Reads `mysql://user:password@host:port` (also `mariadb://`; `?socket=/path/to/mysqld.sock` for a
- * Unix socket). The account must be able to create databases and users and to grant privileges on
- * them (and, on MySQL 8, to kill other accounts' queries: `CONNECTION_ADMIN`).
+ * Unix socket). What the account needs on the server is checked when the engine starts
+ * (`mysql-account-check.ts`).
  */
 export function parseMysqlUrl(text: string): MysqlEndpoint {
   const url = parseDbUrl(text, 'mysql', ['mysql:', 'mariadb:'], 'mysql://user:password@host:port');

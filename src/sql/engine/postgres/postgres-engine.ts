@@ -7,6 +7,7 @@ import type { Interruption } from '../server-session.js';
 import type { SqlEngine } from '../sql-engine.js';
 import { errorReason, SqlEngineError } from '../sql-engine-error.js';
 import { buildPostgresTemplate } from './build-postgres-template.js';
+import { checkPostgresAccount } from './postgres-account-check.js';
 import { AGENT_ROLE, dropForce, type PostgresBackend } from './postgres-backend.js';
 import { type PostgresPristineSchema, postgresPristineSchema } from './postgres-catalogue.js';
 import { POSTGRES_CONVERTER_VERSION, type PostgresTextMode, pgName, pgString } from './postgres-schema.js';
@@ -17,8 +18,8 @@ import { isLocalPostgres, type PostgresEndpoint, parsePostgresUrl } from './post
 export interface PostgresEngineOptions extends ServerEngineOptions<PostgresServer> {
   /**
    * `postgres://user:password@host:port/database`: an administrator account on a running server (a
-   * superuser, or CREATEDB + CREATEROLE). Without it (and without `server`) the engine starts its
-   * own PostgreSQL server.
+   * superuser, or CREATEDB + CREATEROLE: checked at start, see `postgres-account-check.ts`). Without
+   * it (and without `server`) the engine starts its own PostgreSQL server.
    */
   readonly url?: string;
   /** Options of the server the engine starts for itself. */
@@ -148,6 +149,10 @@ export class PostgresEngine
       textMode: row.citext && !caseSensitive ? 'citext' : 'text',
       ...servers,
     };
+  }
+
+  protected checkAccount(backend: PostgresBackend): Promise<void> {
+    return checkPostgresAccount(backend);
   }
 
   /** The role that owns the templates' tables, this account a member; a server of our own closed to PUBLIC. */

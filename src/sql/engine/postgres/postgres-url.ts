@@ -14,7 +14,8 @@ export interface PostgresEndpoint {
 
 /**
  * Reads `postgres://user:password@host:port/database` (also `postgresql://`; `?host=/run/postgresql`
- * for a Unix socket). The account must be a superuser, or have CREATEDB and CREATEROLE.
+ * for a Unix socket). What the account needs on the server is checked when the engine starts
+ * (`postgres-account-check.ts`).
  */
 export function parsePostgresUrl(text: string): PostgresEndpoint {
   const url = parseDbUrl(
