@@ -119,48 +119,13 @@ function slotSource(prepared: PreparedDatabase): Pick<MysqlSlot, 'template' | 't
 
 /**
  * The MySQL engine: MariaDB (or MySQL) through mysql2, either a server the engine starts for
- * itself (`MariadbServer`: private, Unix socket only, stopped at `close`) or one given by URL.
- *
- * **Loading.** Each dump database is created once per server as a *template* database, by running
- * the dump's own `CREATE TABLE`s (InnoDB forced; MySQL-8-only collations mapped on MariaDB) and its
- * rows, so tables are exactly upstream's: `utf8mb4_general_ci` text, whose comparisons ignore case
- * (and accents and trailing blanks) as upstream's did. On a URL server the templates are named after
- * the dump's SHA-256 and kept, so the next process reuses them.
- *
- * **Isolation.** Every session gets its own *copy* of the database and its own account, with rights
- * on that copy only. The first session on a database of a self-started server gets the dump's own
- * name (`concert_singer`; what `DATABASE()` and `SHOW DATABASES` show); concurrent sessions on the
- * same database get `concert_singer__2`, `__3`, … (MySQL has no per-session schema names; one
- * server per session would cost 0.3 s and 100 MB each). `USE concert_singer` is mapped to the
- * session's copy; a name qualified with the database (`concert_singer.singer`) works only in the
- * session that has the plain name. On a URL server (or a server given by the caller) every copy is
- * named `ic_<owner>_<engine>_<database>_<n>`, so that the user's databases are never touched, and
- * dropped at `close`; copies left by intercode processes that died are dropped at the next start
- * when the server is local.
- *
- * **Reset** (see `MysqlSession`): sessions run with autocommit off, as upstream's
- * `mysql.connector`; a reset is `COM_RESET_CONNECTION` (rolls back, drops temporary tables and
- * session state), plus, after DDL or a commit of writes, a rebuild from the template of what may
- * differ (objects the dump does not define are dropped; the dump's tables the session's changing
- * statements named, or that are missing, are recreated from the dump's DDL and filled by
- * `INSERT … SELECT`, with the tables whose foreign keys reference them), and after DML, a restore
- * of AUTO_INCREMENT counters (InnoDB does not roll them back). Measured on Spider: 0.2–0.4 ms after
- * a read-only episode, 0.5–1 ms after DML, 2–5 ms after DDL (p50); tables are in InnoDB's system
- * tablespace, so creating and dropping them writes no files.
- *
- * **Time limit**: `KILL QUERY` from an administrator connection when the limit passes (the statement
- * is rolled back, the transaction goes on), `KILL CONNECTION` if it still runs 2 s later (the
- * session is then rebuilt). **Rows**: streamed and counted; past the count bound a read-only query
- * is killed.
- *
- * **MariaDB vs MySQL 8** (upstream's server): sessions on MariaDB run without
- * `ONLY_FULL_GROUP_BY` (see {@link MARIADB_SQL_MODE}: MariaDB's version of the check is the older,
- * stricter one), so a few GROUP BY queries MySQL 8 refused run here; MariaDB has no
- * `utf8mb4_0900_*` collations before 11.4 (mapped), no `TABLE` statement, and stops recursive CTEs
- * after 1,000 iterations (`max_recursive_iterations`; MySQL: `cte_max_recursion_depth`, also 1,000).
- * Comparisons of text columns are case-insensitive on both (`utf8mb4_general_ci`, which also ignores
- * accents and trailing blanks); the connection collation is `utf8mb4_general_ci` too, so comparing
- * two literals (`'a' = 'A'`) is case-insensitive as upstream.
+ * itself (`MariadbServer`: private, Unix socket only, stopped at `close`) or one given by URL (its
+ * account checked first: `mysql-account-check.ts`). Each dump database is loaded once per server as
+ * a template database with the dump's own `CREATE TABLE`s (InnoDB, `utf8mb4_general_ci` text, as
+ * upstream); each session gets its own copy and its own account (`MysqlSession`), rebuilt from the
+ * template where a reset needs it (`rebuild-mysql-copy.ts`). Sessions on MariaDB run without
+ * `ONLY_FULL_GROUP_BY` ({@link MARIADB_SQL_MODE}). Copies, resets, time limits and the differences
+ * from MySQL 8: `docs/architecture/sql-engines.md`.
  */
 export class MysqlEngine
   extends ServerEngine<MysqlBackend, PreparedDatabase, MysqlSlot, MysqlSession, MysqlEngineOptions>

@@ -55,33 +55,12 @@ const PREPARE_WORKERS = 3;
 
 /**
  * The PostgreSQL engine, through pg: a server the engine starts for itself (`PostgresServer`:
- * private, Unix socket only, stopped at `close`) or one given by URL.
- *
- * **Conversion** (`postgres-schema.ts`): one PostgreSQL database per dump database, built once per
- * server as a *template* database; MySQL types mapped (int → integer, double → double precision,
- * decimal(p,s) → numeric(p,s), datetime → timestamp(0), text and varchar → citext, AUTO_INCREMENT →
- * identity); names in lower case, so that unquoted names in any case work (PostgreSQL folds them;
- * a quoted `"Name"` or a MySQL backtick does not). Text columns are `citext`, compared
- * case-insensitively like upstream's `utf8mb4_general_ci` (`=`, `<`, `LIKE`, `IN`, `GROUP BY`,
- * `DISTINCT`, `ORDER BY`, unique keys), though not accent-insensitively, nor with trailing blanks
- * ignored, and only where a citext value meets a citext value or a literal: `upper(x) = 'A'`
- * compares text, case-sensitively. A nondeterministic ICU collation would be faster (6 ms vs 40 ms
- * on a 5,000 × 5,000 text join here; plain text: 3 ms) but PostgreSQL 15 refuses `LIKE` on it,
- * and Spider's queries use LIKE throughout.
- *
- * **Isolation**: every session gets its own database, a copy of the template (`CREATE DATABASE …
- * TEMPLATE`, 15–30 ms with the server on tmpfs, at `open`), and its own role: a member of
- * `ic_agent` (which owns the tables, so DDL works), CONNECT on that database only, not a superuser,
- * no file or program roles. A database is a stronger boundary than a schema (no shared objects, no
- * locks in common; the role cannot even connect elsewhere) and costs nothing per reset. The first
- * session on a database of a self-started server gets the dump's name (`concert_singer`),
- * concurrent ones `concert_singer__2`, …; on a URL server `ic_<owner>_<engine>_<database>_<n>`
- * (dropped at `close`; leftovers of dead intercode processes dropped at the next start when the
- * server is local). Copies are kept for the next `open` when a session closes.
- *
- * **Reset** (`PostgresSession`): the episode is one transaction, so a reset is a rollback, whatever
- * ran (0.3–0.6 ms p50 on Spider); the agent's own BEGIN/COMMIT/ROLLBACK/SAVEPOINT/VACUUM are
- * refused. **Time limit**: `pg_cancel_backend`. **Rows**: a server-side cursor (`FETCH` + `MOVE`).
+ * private, Unix socket only, stopped at `close`) or one given by URL (its account checked first:
+ * `postgres-account-check.ts`). Each dump database is converted (`postgres-schema.ts`: MySQL types
+ * mapped, names in lower case, text as `citext`) into a template database once per server; each
+ * session gets its own database copied from the template (`CREATE DATABASE … TEMPLATE`) and its own
+ * role, a member of `ic_agent`, which owns the tables (`PostgresSession`: the episode is one
+ * transaction, a reset a rollback). Conversion, copies and resets: `docs/architecture/sql-engines.md`.
  */
 export class PostgresEngine
   extends ServerEngine<
