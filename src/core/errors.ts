@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'SQL_ENGINE_FAILED'
   | 'SQL_DATABASE_UNKNOWN'
   | 'SQL_SESSION_CLOSED'
+  | 'SQL_ACCOUNT_PRIVILEGES'
   | 'USAGE';
 
 const marker = Symbol.for('intercode.error');

@@ -185,13 +185,22 @@ class Lexer {
     this.advance(i);
   }
 
-  private bracketIdentifier(): void {
+  /**
+   * A token from here whose value starts at `bodyStart` and ends before the next `closer` (which
+   * ends the token), or at the end of the text (unterminated).
+   */
+  private enclosed(kind: 'quoted-identifier' | 'string' | 'blob', bodyStart: number, closer: string): void {
     const { text, pos } = this;
-    const close = text.indexOf(']', pos + 1);
-    const end = close < 0 ? text.length : close + 1;
-    const value = text.slice(pos + 1, close < 0 ? end : close);
-    this.push('quoted-identifier', pos, end, value, close < 0 ? { unterminated: true } : undefined);
+    const close = text.indexOf(closer, bodyStart);
+    const end = close < 0 ? text.length : close + closer.length;
+    const value = text.slice(bodyStart, close < 0 ? end : close);
+    this.push(kind, pos, end, value, close < 0 ? { unterminated: true } : undefined);
     this.advance(end);
+  }
+
+  /** SQLite's `[name]`. */
+  private bracketIdentifier(): void {
+    this.enclosed('quoted-identifier', this.pos + 1, ']');
   }
 
   /** The `$tag$` that opens a PostgreSQL dollar quote here, if one does (else `$` is a parameter). */
@@ -201,14 +210,8 @@ class Lexer {
 
   /** PostgreSQL `$tag$…$tag$`. */
   private dollarQuote(): void {
-    const { text, pos } = this;
     const delimiter = this.dollarDelimiter() as string;
-    const bodyStart = pos + delimiter.length;
-    const close = text.indexOf(delimiter, bodyStart);
-    const end = close < 0 ? text.length : close + delimiter.length;
-    const value = text.slice(bodyStart, close < 0 ? end : close);
-    this.push('string', pos, end, value, close < 0 ? { unterminated: true } : undefined);
-    this.advance(end);
+    this.enclosed('string', this.pos + delimiter.length, delimiter);
   }
 
   private number(): void {
@@ -248,13 +251,9 @@ class Lexer {
     }
   }
 
+  /** `X'…'`, the quote at `quote`. */
   private hexBlob(quote: number): void {
-    const { text, pos } = this;
-    const close = text.indexOf("'", quote + 1);
-    const end = close < 0 ? text.length : close + 1;
-    const value = text.slice(quote + 1, close < 0 ? end : close);
-    this.push('blob', pos, end, value, close < 0 ? { unterminated: true } : undefined);
-    this.advance(end);
+    this.enclosed('blob', quote + 1, "'");
   }
 
   private variable(): void {

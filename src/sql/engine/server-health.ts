@@ -1,5 +1,5 @@
 import type { ManagedServer } from '../server/managed-server.js';
-import { SqlEngineError } from './sql-engine-error.js';
+import { errorReason, SqlEngineError } from './sql-engine-error.js';
 
 /**
  * Whether a database server still answers (`ping` within 5 s). When it does not, the error that
@@ -24,7 +24,7 @@ export async function unansweredServer(
         setTimeout(resolve, 2_000).unref();
       });
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorReason(error);
     return new SqlEngineError('SQL_ENGINE_FAILED', `the ${title} server does not answer: ${reason}`, {
       cause: error,
     });

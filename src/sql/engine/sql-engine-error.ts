@@ -3,7 +3,11 @@ import { type ErrorCode, IntercodeError } from '../../core/errors.js';
 /** Codes an SQL engine throws with (see {@link SqlEngine} for their meaning). */
 export type SqlEngineErrorCode = Extract<
   ErrorCode,
-  'SQL_ENGINE_UNAVAILABLE' | 'SQL_ENGINE_FAILED' | 'SQL_DATABASE_UNKNOWN' | 'SQL_SESSION_CLOSED'
+  | 'SQL_ENGINE_UNAVAILABLE'
+  | 'SQL_ENGINE_FAILED'
+  | 'SQL_DATABASE_UNKNOWN'
+  | 'SQL_SESSION_CLOSED'
+  | 'SQL_ACCOUNT_PRIVILEGES'
 >;
 
 /** An SQL engine could not do its job (not a query's own failure: those are outcomes). */
@@ -11,6 +15,11 @@ export class SqlEngineError extends IntercodeError {
   constructor(code: SqlEngineErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
   }
+}
+
+/** The message of a caught error (anything thrown), for an error message of ours. */
+export function errorReason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -26,6 +35,5 @@ export async function sessionFailure(
   if (error instanceof SqlEngineError) return error;
   const failure = await health();
   if (failure) return failure;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new SqlEngineError('SQL_ENGINE_FAILED', `${what} failed: ${reason}`, { cause: error });
+  return new SqlEngineError('SQL_ENGINE_FAILED', `${what} failed: ${errorReason(error)}`, { cause: error });
 }

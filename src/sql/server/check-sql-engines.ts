@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckItem } from '../../core/host/check-item.js';
+import { errorReason } from '../engine/sql-engine-error.js';
 import { MariadbServer } from './mariadb-server.js';
 import { PostgresServer } from './postgres-server.js';
 import {
@@ -22,15 +23,16 @@ export interface SqlEngineCheckOptions {
   readonly start?: boolean;
 }
 
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function started(start: () => Promise<{ startMs: number; stop(): Promise<void> }>): Promise<string> {
   const server = await start();
   const ms = Math.round(server.startMs);
   await server.stop();
   return `, started and stopped (start ${ms} ms)`;
+}
+
+/** A server engine that cannot start its own server here; it still works with `--db-url`. */
+function unavailable(name: string, error: unknown, url: string, fix: string): CheckItem {
+  return { name, ok: false, optional: true, detail: `${errorReason(error)} (or use --db-url ${url})`, fix };
 }
 
 /** Where PostgreSQL keeps its extensions' control files (Debian's layout first). */
@@ -71,13 +73,7 @@ export async function checkSqlEngines(options: SqlEngineCheckOptions = {}): Prom
     if (options.start && setpriv) detail += await started(() => MariadbServer.start());
     items.push({ name: 'mysql engine (MariaDB server)', ok: true, detail, fix: MARIADB_INSTALL });
   } catch (error) {
-    items.push({
-      name: 'mysql engine (MariaDB server)',
-      ok: false,
-      optional: true,
-      detail: `${reason(error)} (or use --db-url mysql://…)`,
-      fix: MARIADB_INSTALL,
-    });
+    items.push(unavailable('mysql engine (MariaDB server)', error, 'mysql://…', MARIADB_INSTALL));
   }
 
   try {
@@ -101,13 +97,7 @@ export async function checkSqlEngines(options: SqlEngineCheckOptions = {}): Prom
       fix: 'apt-get install -y postgresql-contrib',
     });
   } catch (error) {
-    items.push({
-      name: 'postgres engine (PostgreSQL server)',
-      ok: false,
-      optional: true,
-      detail: `${reason(error)} (or use --db-url postgres://…)`,
-      fix: POSTGRES_INSTALL,
-    });
+    items.push(unavailable('postgres engine (PostgreSQL server)', error, 'postgres://…', POSTGRES_INSTALL));
   }
   return items;
 }

@@ -1,9 +1,14 @@
 import { rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
-import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { removeServerDir } from './server-dirs.js';
+import { errorReason, SqlEngineError } from '../engine/sql-engine-error.js';
+import { setprivPath } from './server-binaries.js';
+import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
 import { type ServerExit, ServerProcess } from './server-process.js';
+import { type ServiceAccount, serverCommandPrefix, serviceAccount } from './service-account.js';
+import { cachedTemplate, copyTemplate } from './template-cache.js';
 
 /** Longest Unix socket path the kernel accepts (`sun_path`, less the final NUL). */
 export const MAX_SOCKET_PATH = 107;
@@ -19,15 +24,15 @@ export function failureMessage(error: unknown): string {
   ) {
     return error.stderr.trim().split('\n').slice(-3).join(' | ');
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorReason(error);
 }
 
-function describeExit(exit: ServerExit | undefined): string {
+/** How a server process ended (`signal SIGKILL`, `exit code 1`), or `running`. */
+export function describeExit(exit: ServerExit | undefined): string {
   if (!exit) return 'running';
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }
 
-/** How a database server of intercode's own is launched, once its binaries and template are ready. */
 /** Options every self-started database server takes. */
 export interface ManagedServerOptions {
   /** Root of the user cache, where the initialised data directory is kept (default `cacheDir()`). */
@@ -38,6 +43,41 @@ export interface ManagedServerOptions {
   readonly startTimeoutMs?: number;
 }
 
+/**
+ * What differs between the kinds of server intercode starts for itself: programs, the account it
+ * runs as under root, the initialisation of its data directory (built once per version and kept in
+ * the user cache), the layout of its private folder, and its command line.
+ */
+export interface ServerRecipe<T extends ManagedServer, Binaries> {
+  /** `mariadb`, `postgres`: names the cached data directory and the server folders. */
+  readonly kind: string;
+  /** `MariaDB`, `PostgreSQL`: for messages. */
+  readonly title: string;
+  /** Finds the programs; throws `SQL_ENGINE_UNAVAILABLE` naming the package to install. */
+  binaries(): Binaries;
+  /** The server version, part of the cached data directory's key. */
+  version(binaries: Binaries): string;
+  /** System accounts the server may run as when intercode runs as root, preferred first. */
+  readonly accounts: readonly string[];
+  /** Refuses to start (throws) when the server cannot run as the account found. */
+  checkAccount?(account: ServiceAccount | undefined): void;
+  /** Bump when the initialisation of the cached data directory changes. */
+  readonly templateFormat: number;
+  /** The initialising program, for messages (`mariadb-install-db`, `initdb`). */
+  readonly initName: string;
+  /** Initialises a data directory at `dataDir` (run once per version; the result is cached). */
+  init(binaries: Binaries, dataDir: string, account: ServiceAccount | undefined): Promise<void>;
+  /** The Unix socket the server listens on, in its folder `dir`. */
+  socketPath(dir: string): string;
+  /** Private sub-folders of `dir` made next to `data` (socket, temporary files). */
+  readonly subdirs: readonly string[];
+  /** The server's program and arguments (run through `setpriv`, see `serverCommandPrefix`). */
+  command(binaries: Binaries, dir: string, account: ServiceAccount | undefined): string[];
+  readonly env: Readonly<Record<string, string>>;
+  create(process: ServerProcess, dir: string, binaries: Binaries): T;
+}
+
+/** How a database server of intercode's own is launched, once its binaries and template are ready. */
 export interface LaunchOptions<T> {
   /** `MariaDB`, `PostgreSQL`: for messages. */
   readonly title: string;
@@ -82,11 +122,55 @@ export abstract class ManagedServer {
   }
 
   /** `MariaDB`, `PostgreSQL`: for messages. */
-  protected abstract readonly title: string;
+  abstract readonly title: string;
   /** The signal of a clean shutdown; SIGKILL follows after 3 s. */
   protected abstract readonly stopSignal: NodeJS.Signals;
   /** One connection attempt as the administrator; throws while the server is not ready. */
   protected abstract probe(): Promise<void>;
+
+  /**
+   * Starts a server of the recipe's kind: its programs found, servers left by dead owners reaped,
+   * the cached data directory built if needed and copied into a new private folder, the server
+   * launched under its account. Throws `SQL_ENGINE_UNAVAILABLE` (missing programs, no account) or
+   * `SQL_ENGINE_FAILED`.
+   */
+  protected static async boot<T extends ManagedServer, Binaries>(
+    recipe: ServerRecipe<T, Binaries>,
+    options: ManagedServerOptions,
+  ): Promise<T> {
+    const started = performance.now();
+    const binaries = recipe.binaries();
+    setprivPath();
+    reapStaleServers();
+    const account = serviceAccount(recipe.accounts);
+    recipe.checkAccount?.(account);
+    const template = await cachedTemplate({
+      kind: recipe.kind,
+      key: `${recipe.version(binaries)}-f${recipe.templateFormat}-${account?.name ?? userInfo().username}`,
+      account,
+      ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
+      build: (dataDir) => recipe.init(binaries, dataDir, account),
+    }).catch((error: unknown) => {
+      throw new SqlEngineError('SQL_ENGINE_FAILED', `${recipe.initName} failed: ${failureMessage(error)}`, {
+        cause: error,
+      });
+    });
+    const dir = newServerDir(recipe.kind, account);
+    return ManagedServer.launch({
+      title: recipe.title,
+      dir,
+      socketPath: recipe.socketPath(dir),
+      prepare: async () => {
+        await copyTemplate(template, join(dir, 'data'), account);
+        for (const sub of recipe.subdirs) makePrivateDir(join(dir, sub), account);
+      },
+      command: [...serverCommandPrefix(account), ...recipe.command(binaries, dir, account)],
+      env: recipe.env,
+      create: (process) => recipe.create(process, dir, binaries),
+      startTimeoutMs: options.startTimeoutMs ?? 30_000,
+      started,
+    });
+  }
 
   /** Spawns the server, waits until it answers, and cleans everything up when it does not. */
   protected static async launch<T extends ManagedServer>(options: LaunchOptions<T>): Promise<T> {

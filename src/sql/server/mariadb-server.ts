@@ -1,20 +1,11 @@
 import { execFile } from 'node:child_process';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { failureMessage, ManagedServer, type ManagedServerOptions } from './managed-server.js';
-import { mariadbBinaries, setprivPath } from './server-binaries.js';
-import { makePrivateDir, newServerDir, reapStaleServers } from './server-dirs.js';
+import { ManagedServer, type ManagedServerOptions } from './managed-server.js';
+import { type MariadbBinaries, mariadbBinaries } from './server-binaries.js';
 import type { ServerProcess } from './server-process.js';
-import {
-  runningAsRoot,
-  type ServiceAccount,
-  serverCommandPrefix,
-  serviceAccount,
-} from './service-account.js';
-import { cachedTemplate, copyTemplate } from './template-cache.js';
+import { runningAsRoot, type ServiceAccount } from './service-account.js';
 
 const run = promisify(execFile);
 
@@ -89,7 +80,7 @@ const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TZ:
  */
 export class MariadbServer extends ManagedServer {
   readonly kind = 'mariadb' as const;
-  protected readonly title = 'MariaDB';
+  readonly title = 'MariaDB';
   protected readonly stopSignal = 'SIGTERM';
 
   /** `version` is like `10.11.19-MariaDB-0+deb12u1`. */
@@ -98,41 +89,30 @@ export class MariadbServer extends ManagedServer {
   }
 
   /** Starts a server; throws `SQL_ENGINE_UNAVAILABLE` (missing binaries) or `SQL_ENGINE_FAILED`. */
-  static async start(options: MariadbServerOptions = {}): Promise<MariadbServer> {
-    const started = performance.now();
-    const binaries = mariadbBinaries();
-    setprivPath();
-    reapStaleServers();
-    const account = serviceAccount(['mysql', 'nobody']);
-    const asRootWithoutAccount = runningAsRoot() && !account;
-    const template = await cachedTemplate({
-      kind: 'mariadb',
-      key: `${binaries.version}-f${TEMPLATE_FORMAT}-${account?.name ?? userInfo().username}`,
-      account,
-      ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
-      build: (dataDir) => installDb(binaries.installDb, dataDir, account, asRootWithoutAccount),
-    }).catch((error: unknown) => {
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `mariadb-install-db failed: ${failureMessage(error)}`, {
-        cause: error,
-      });
-    });
-    const dir = newServerDir('mariadb', account);
-    const args = serverArgs(dir, options);
-    if (asRootWithoutAccount) args.push('--user=root');
-    return ManagedServer.launch({
-      title: 'MariaDB',
-      dir,
-      socketPath: join(dir, 'run', 'mysqld.sock'),
-      prepare: async () => {
-        await copyTemplate(template, join(dir, 'data'), account);
-        for (const sub of ['run', 'tmp', 'files']) makePrivateDir(join(dir, sub), account);
+  static start(options: MariadbServerOptions = {}): Promise<MariadbServer> {
+    return ManagedServer.boot<MariadbServer, MariadbBinaries>(
+      {
+        kind: 'mariadb',
+        title: 'MariaDB',
+        binaries: mariadbBinaries,
+        version: (binaries) => binaries.version,
+        accounts: ['mysql', 'nobody'],
+        templateFormat: TEMPLATE_FORMAT,
+        initName: 'mariadb-install-db',
+        init: (binaries, dataDir, account) =>
+          installDb(binaries.installDb, dataDir, account, runningAsRoot() && !account),
+        socketPath: (dir) => join(dir, 'run', 'mysqld.sock'),
+        subdirs: ['run', 'tmp', 'files'],
+        command: (binaries, dir, account) => [
+          binaries.mariadbd,
+          ...serverArgs(dir, options),
+          ...(runningAsRoot() && !account ? ['--user=root'] : []),
+        ],
+        env: SERVER_ENV,
+        create: (process, dir, binaries) => new MariadbServer(process, dir, binaries.version),
       },
-      command: [...serverCommandPrefix(account), binaries.mariadbd, ...args],
-      env: SERVER_ENV,
-      create: (process) => new MariadbServer(process, dir, binaries.version),
-      startTimeoutMs: options.startTimeoutMs ?? 30_000,
-      started,
-    });
+      options,
+    );
   }
 
   /** The Unix socket clients connect to. */

@@ -1,21 +1,13 @@
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { failureMessage, ManagedServer, type ManagedServerOptions } from './managed-server.js';
-import { POSTGRES_INSTALL, postgresBinaries, setprivPath } from './server-binaries.js';
-import { makePrivateDir, newServerDir, reapStaleServers } from './server-dirs.js';
+import { ManagedServer, type ManagedServerOptions } from './managed-server.js';
+import { POSTGRES_INSTALL, type PostgresBinaries, postgresBinaries } from './server-binaries.js';
 import type { ServerProcess } from './server-process.js';
-import {
-  runningAsRoot,
-  type ServiceAccount,
-  serverCommandPrefix,
-  serviceAccount,
-} from './service-account.js';
-import { cachedTemplate, copyTemplate } from './template-cache.js';
+import { runningAsRoot, type ServiceAccount, serverCommandPrefix } from './service-account.js';
 
 const run = promisify(execFile);
 
@@ -82,7 +74,7 @@ const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', LC_
  */
 export class PostgresServer extends ManagedServer {
   readonly kind = 'postgres' as const;
-  protected readonly title = 'PostgreSQL';
+  readonly title = 'PostgreSQL';
   /** A fast shutdown. */
   protected readonly stopSignal = 'SIGINT';
 
@@ -92,44 +84,33 @@ export class PostgresServer extends ManagedServer {
   }
 
   /** Starts a server; throws `SQL_ENGINE_UNAVAILABLE` (missing binaries, no account) or `SQL_ENGINE_FAILED`. */
-  static async start(options: PostgresServerOptions = {}): Promise<PostgresServer> {
-    const started = performance.now();
-    const binaries = postgresBinaries();
-    setprivPath();
-    reapStaleServers();
-    const account = serviceAccount(['postgres', 'nobody']);
-    if (runningAsRoot() && !account) {
-      throw new SqlEngineError(
-        'SQL_ENGINE_UNAVAILABLE',
-        `PostgreSQL refuses to run as root and there is no postgres or nobody account: run ${POSTGRES_INSTALL} (it creates the postgres account)`,
-      );
-    }
-    const template = await cachedTemplate({
-      kind: 'postgres',
-      key: `${binaries.version}-f${TEMPLATE_FORMAT}-${account?.name ?? userInfo().username}`,
-      account,
-      ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
-      build: (dataDir) => initdb(binaries.initdb, dataDir, account),
-    }).catch((error: unknown) => {
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `initdb failed: ${failureMessage(error)}`, {
-        cause: error,
-      });
-    });
-    const dir = newServerDir('postgres', account);
-    return ManagedServer.launch({
-      title: 'PostgreSQL',
-      dir,
-      socketPath: join(dir, 'run', '.s.PGSQL.5432'),
-      prepare: async () => {
-        await copyTemplate(template, join(dir, 'data'), account);
-        makePrivateDir(join(dir, 'run'), account);
+  static start(options: PostgresServerOptions = {}): Promise<PostgresServer> {
+    return ManagedServer.boot<PostgresServer, PostgresBinaries>(
+      {
+        kind: 'postgres',
+        title: 'PostgreSQL',
+        binaries: postgresBinaries,
+        version: (binaries) => binaries.version,
+        accounts: ['postgres', 'nobody'],
+        checkAccount: (account) => {
+          if (runningAsRoot() && !account) {
+            throw new SqlEngineError(
+              'SQL_ENGINE_UNAVAILABLE',
+              `PostgreSQL refuses to run as root and there is no postgres or nobody account: run ${POSTGRES_INSTALL} (it creates the postgres account)`,
+            );
+          }
+        },
+        templateFormat: TEMPLATE_FORMAT,
+        initName: 'initdb',
+        init: (binaries, dataDir, account) => initdb(binaries.initdb, dataDir, account),
+        socketPath: (dir) => join(dir, 'run', '.s.PGSQL.5432'),
+        subdirs: ['run'],
+        command: (binaries, dir) => [binaries.postgres, ...serverArgs(dir, options)],
+        env: SERVER_ENV,
+        create: (process, dir, binaries) => new PostgresServer(process, dir, binaries.version),
       },
-      command: [...serverCommandPrefix(account), binaries.postgres, ...serverArgs(dir, options)],
-      env: SERVER_ENV,
-      create: (process) => new PostgresServer(process, dir, binaries.version),
-      startTimeoutMs: options.startTimeoutMs ?? 30_000,
-      started,
-    });
+      options,
+    );
   }
 
   /** The folder of the server's Unix socket (pg's `host`). */

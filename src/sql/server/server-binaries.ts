@@ -53,10 +53,21 @@ function findProgram(candidates: readonly string[]): string | undefined {
   return undefined;
 }
 
-function firstLine(command: string, args: readonly string[]): string {
-  return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 })
-    .trim()
-    .split('\n')[0]!;
+/** The first line `program --version` prints; throws `SQL_ENGINE_UNAVAILABLE` when it fails. */
+function versionLine(program: string): string {
+  try {
+    return execFileSync(program, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 10_000,
+    })
+      .trim()
+      .split('\n')[0]!;
+  } catch (cause) {
+    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${program} --version failed: ${String(cause)}`, {
+      cause,
+    });
+  }
 }
 
 /** Found binaries, by the override variable's value they were found with. */
@@ -86,14 +97,7 @@ export function mariadbBinaries(): MariadbBinaries {
       `the mysql engine needs a MariaDB server (${mariadbd ? 'mariadb-install-db' : 'mariadbd'} not found): run ${MARIADB_INSTALL}, or give --db-url mysql://user:password@host:port`,
     );
   }
-  let line: string;
-  try {
-    line = firstLine(mariadbd, ['--version']);
-  } catch (cause) {
-    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${mariadbd} --version failed: ${String(cause)}`, {
-      cause,
-    });
-  }
+  const line = versionLine(mariadbd);
   const version = /\bVer\s+(\S+)/.exec(line)?.[1] ?? line;
   if (!/mariadb/i.test(version)) {
     throw new SqlEngineError(
@@ -140,14 +144,7 @@ export function postgresBinaries(): PostgresBinaries {
       `the postgres engine needs a PostgreSQL server (postgres and initdb not found): run ${POSTGRES_INSTALL}, or give --db-url postgres://user:password@host:port/database`,
     );
   }
-  let line: string;
-  try {
-    line = firstLine(server, ['--version']);
-  } catch (cause) {
-    throw new SqlEngineError('SQL_ENGINE_UNAVAILABLE', `${server} --version failed: ${String(cause)}`, {
-      cause,
-    });
-  }
+  const line = versionLine(server);
   const version = /(\d+(?:\.\d+)*)/.exec(line)?.[1] ?? line;
   postgres = {
     key,

@@ -92,7 +92,7 @@ export const UPSTREAM_FAILING_GOLDS = [
   54, 83, 164, 178, 225, 271, 301, 525, 531, 638, 704, 710, 798, 802, 803, 850, 892, 942, 967,
 ];
 
-const CRASH_OWNER = fileURLToPath(new URL('./mysql/server-crash-owner.js', import.meta.url));
+const CRASH_OWNER = fileURLToPath(new URL('./server-crash-owner.js', import.meta.url));
 
 export function rows(outcome: QueryOutcome): unknown[][] {
   if (outcome.kind !== 'rows') throw new Error(`expected rows, got ${JSON.stringify(outcome, jsonSafe)}`);

@@ -16,11 +16,10 @@ import { SqliteEngine } from '../../../src/sql/engine/sqlite/sqlite-engine.js';
 import {
   answerMysqlIntrospection,
   type IntrospectionOutcome,
-  likePattern,
-  type MysqlCatalogue,
-  recognizeMysqlIntrospection,
-  type TableDescription,
-} from '../../../src/sql/introspection/mysql-introspection.js';
+} from '../../../src/sql/introspection/answer-mysql-introspection.js';
+import type { MysqlCatalogue, TableDescription } from '../../../src/sql/introspection/mysql-catalogue.js';
+import { likePattern } from '../../../src/sql/introspection/mysql-like-pattern.js';
+import { recognizeMysqlIntrospection } from '../../../src/sql/introspection/recognize-mysql-introspection.js';
 import {
   MIRROR,
   MIRROR_PRESENT,

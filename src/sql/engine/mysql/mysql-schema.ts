@@ -1,5 +1,6 @@
 import type { DumpDatabase, DumpTable } from '../../dump/dump-model.js';
 import { literalToSql } from '../../dump/sql-literal.js';
+import { sqlBatches } from '../sql-batches.js';
 
 /**
  * Version of the dump → MySQL/MariaDB loading below. Bump it whenever the DDL or the row loading
@@ -54,22 +55,10 @@ export function mysqlCreateTable(table: DumpTable, flavor: MysqlFlavor): string 
 
 /** Multi-row `INSERT`s of the table's rows, each at most about `maxBytes` long. */
 export function mysqlInserts(table: DumpTable, maxBytes = 1_000_000): string[] {
-  const head = `INSERT INTO ${mysqlName(table.name)} VALUES `;
-  const statements: string[] = [];
-  let values: string[] = [];
-  let size = head.length;
-  for (const row of table.rows) {
-    const tuple = `(${row.map((literal) => literalToSql(literal, 'mysql')).join(',')})`;
-    if (values.length > 0 && size + tuple.length + 1 > maxBytes) {
-      statements.push(head + values.join(','));
-      values = [];
-      size = head.length;
-    }
-    values.push(tuple);
-    size += tuple.length + 1;
-  }
-  if (values.length > 0) statements.push(head + values.join(','));
-  return statements;
+  const tuples = table.rows.map(
+    (row) => `(${row.map((literal) => literalToSql(literal, 'mysql')).join(',')})`,
+  );
+  return sqlBatches(tuples, ',', maxBytes, `INSERT INTO ${mysqlName(table.name)} VALUES `);
 }
 
 /** The SQL that creates one database's tables in the current database (FK checks off by the caller). */

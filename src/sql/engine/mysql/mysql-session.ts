@@ -1,67 +1,26 @@
-import mysql, { type Connection, type FieldPacket, type QueryError, type ResultSetHeader } from 'mysql2';
-import { singleStatement } from '../single-statement.js';
-import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
-import { SqlEngineError, sessionFailure } from '../sql-engine-error.js';
-import { checkMysqlStatement, type MysqlStatementKind } from './mysql-guard.js';
+import mysql, { type Connection } from 'mysql2';
+import type { SqlStatement } from '../../dump/split-statements.js';
+import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
+import { oneLineMessage, type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
+import type { QueryOptions, QueryOutcome } from '../sql-engine.js';
+import { checkMysqlStatement, type MysqlStatementCheck, type MysqlStatementKind } from './mysql-guard.js';
 import { type MysqlFlavor, mysqlName } from './mysql-schema.js';
+import type { MysqlSlot } from './mysql-slot.js';
 import type { MysqlEndpoint } from './mysql-url.js';
-import { mysqlColumnType, mysqlTypeCast } from './mysql-values.js';
+import { mysqlTypeCast } from './mysql-values.js';
 import { withMysql8GroupOrder } from './mysql8-group-order.js';
-
-/**
- * The delay of a time-limit timer. Node fires timers longer than 2^31 - 1 ms (and `Infinity`) after
- * 1 ms, so an unlimited or very long limit gets the longest delay Node keeps (24.8 days).
- */
-function timerDelay(timeoutMs: number): number {
-  return Math.min(Math.max(0, timeoutMs), 2 ** 31 - 1);
-}
-
-/** One session copy of a database on the server: its database, its account, where it comes from. */
-export interface MysqlSlot {
-  /** The copy's database name on the server. */
-  readonly database: string;
-  readonly user: string;
-  readonly password: string;
-  /** The template database it is rebuilt from. */
-  readonly template: string;
-  /** The dump's tables, in dump order. */
-  readonly tables: readonly MysqlSlotTable[];
-  readonly collation: string;
-  /** AUTO_INCREMENT counters of the pristine copy, by lower-case table name. */
-  autoIncrements: Map<string, string>;
-  /** The copy may differ from the template (rebuilt before the next session uses it). */
-  dirty: boolean;
-}
-
-/** A table of the dump, as a copy rebuilds it. */
-export interface MysqlSlotTable {
-  readonly name: string;
-  /** Its `CREATE TABLE`. */
-  readonly ddl: string;
-  /** Lower-case names of the dump's tables whose foreign keys reference it. */
-  readonly children: readonly string[];
-}
+import { type MysqlRunResult, runMysqlStatement } from './run-mysql-statement.js';
 
 /** What a session needs from its engine. */
-export interface MysqlSessionHost {
+export interface MysqlSessionHost extends ServerSessionHost<MysqlSlot> {
   readonly endpoint: MysqlEndpoint;
   readonly flavor: MysqlFlavor;
   readonly sqlMode: string;
-  readonly countLimit: number;
-  readonly killGraceMs: number;
-  /** The engine's failure (server gone), once there is one. */
-  failure(): SqlEngineError | undefined;
-  /** Undefined when the server still answers, else the engine's failure. */
-  health(): Promise<SqlEngineError | undefined>;
-  /** `KILL QUERY` or `KILL CONNECTION` of a session's connection, from an administrator connection. */
-  kill(threadId: number, what: 'query' | 'connection'): Promise<void>;
   /**
    * Rebuilds a copy from its template: all of it, or (`touched`: lower-case names the session's
    * changing statements mentioned) only what may differ.
    */
   rebuild(slot: MysqlSlot, touched?: ReadonlySet<string>): Promise<void>;
-  /** Hands the copy back for the next session. */
-  release(session: MysqlSession, slot: MysqlSlot): void;
 }
 
 /** ER_QUERY_INTERRUPTED (KILL QUERY), ER_STATEMENT_TIMEOUT (MariaDB), ER_QUERY_TIMEOUT (MySQL). */
@@ -69,28 +28,9 @@ const INTERRUPTED = new Set([1317, 1969, 3024]);
 /** ER_PARSE_ERROR: the statement never ran. */
 const PARSE_ERROR = 1064;
 
-/** The result of running one statement, before it becomes an outcome. */
-interface RunResult {
-  columns?: string[];
-  columnTypes?: string[];
-  rows: unknown[][];
-  total: number;
-  capped: boolean;
-  header?: ResultSetHeader;
-  error?: QueryError;
-  /** The connection died (server gone or connection killed). */
-  lost?: Error;
-  timedOut: boolean;
-}
-
 /** The copy's database name as a whole word (`Tables_in_` may precede it). */
 function copyNamePattern(copy: string): string {
   return `(?<![A-Za-z0-9$])${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`;
-}
-
-function errorMessage(error: Error): string {
-  const { sqlMessage } = error as { sqlMessage?: string };
-  return (sqlMessage ?? error.message).replace(/\s*\n\s*/g, ' ');
 }
 
 /**
@@ -105,26 +45,29 @@ function errorMessage(error: Error): string {
  * - DDL (which commits implicitly), COMMIT of writes, `SET autocommit=1`, anything unrecognised:
  *   the same, plus a rebuild of the copy from its template (tens of milliseconds).
  */
-export class MysqlSession implements SqlSession {
-  #connection: Connection | undefined;
-  #threadId = 0;
-  /** The connection ended or failed outside a query (noticed at the next call). */
-  #lost: Error | undefined;
+export class MysqlSession extends ServerSession<
+  Connection,
+  MysqlSlot,
+  MysqlSessionHost,
+  MysqlStatementCheck
+> {
+  protected readonly title = 'MySQL';
+  protected readonly dialect = 'mysql' as const;
+  protected readonly check = checkMysqlStatement;
+  protected readonly renewalNotes = {
+    timeout: '; the query did not stop, its connection was closed and the database reset to pristine',
+    lost: 'the database was reset to pristine',
+  };
   /** The copy's name in server text, compiled on first use (a session keeps its copy). */
   #copyName: RegExp | undefined;
-  /** Called when the connection fails during a query. */
-  #onLost: ((error: Error) => void) | undefined;
   #pendingWrites = false;
   #rebuild = false;
   /** Lower-case names mentioned by the statements that may have changed the copy since the reset. */
   #touched = new Set<string>();
-  #closed = false;
 
-  private constructor(
-    readonly database: string,
-    private readonly slot: MysqlSlot,
-    private readonly host: MysqlSessionHost,
-  ) {}
+  private constructor(database: string, slot: MysqlSlot, host: MysqlSessionHost) {
+    super(database, slot, host);
+  }
 
   /** Connects to the copy with the copy's account. */
   static async open(database: string, slot: MysqlSlot, host: MysqlSessionHost): Promise<MysqlSession> {
@@ -133,117 +76,57 @@ export class MysqlSession implements SqlSession {
     return session;
   }
 
-  async query(sql: string, options: QueryOptions): Promise<QueryOutcome> {
-    this.assertUsable();
-    try {
-      return await this.attempt(sql, options);
-    } catch (error) {
-      throw await this.infrastructure(error);
-    }
-  }
-
-  private async attempt(sql: string, options: QueryOptions): Promise<QueryOutcome> {
-    const started = performance.now();
-    const elapsed = () => performance.now() - started;
-    this.assertUsable();
-    if (this.#lost || !this.#connection) await this.recover();
-    const check = singleStatement(sql, 'mysql');
-    if (!check.ok) return { kind: 'error', message: check.message, code: check.code, durationMs: elapsed() };
-    const verdict = checkMysqlStatement(check.statement);
-    if (verdict.refusal) {
-      return { kind: 'error', message: verdict.refusal, code: QUERY_ERROR.forbidden, durationMs: elapsed() };
-    }
-    let text = check.statement.text;
-    if (verdict.use !== undefined) {
-      const target = verdict.use.toLowerCase();
-      if (target !== this.database.toLowerCase() && target !== this.slot.database) {
-        return {
-          kind: 'error',
-          message: `USE ${verdict.use} is not allowed: this session works on database ${this.database} only`,
-          code: QUERY_ERROR.forbidden,
-          durationMs: elapsed(),
-        };
-      }
-      text = `USE ${mysqlName(this.slot.database)}`;
-    }
+  protected async execute(
+    statement: SqlStatement,
+    verdict: MysqlStatementCheck,
+    options: QueryOptions,
+    clock: QueryClock,
+  ): Promise<QueryOutcome> {
+    let text = verdict.use !== undefined ? `USE ${mysqlName(this.slot.database)}` : statement.text;
     if (this.host.flavor === 'mariadb') text = withMysql8GroupOrder(text);
     const rebuildBefore = this.#rebuild;
     this.note(verdict.kind, verdict.names);
-    const result = await this.run(text, verdict.kind, options);
-    if (result.lost) return this.afterLoss(result, options, elapsed);
+    const result = await runMysqlStatement(
+      {
+        connection: this.connection as Connection,
+        countLimit: this.host.countLimit,
+        killGraceMs: this.host.killGraceMs,
+        interrupt: (how) => this.host.interrupt(this.backendId, how),
+        watchLoss: (listener) => this.watchLoss(listener),
+      },
+      text,
+      verdict.kind,
+      options,
+    );
+    if (result.lost) return this.afterLoss(result.lost, result.timedOut, options, clock.elapsed);
     if (result.error?.errno === PARSE_ERROR && verdict.kind === 'other') this.#rebuild = rebuildBefore;
-    return this.outcome(result, verdict.kind, options, elapsed());
+    return this.outcome(result, verdict.kind, options, clock.elapsed());
   }
 
-  async reset(): Promise<void> {
-    this.assertUsable();
-    try {
-      await this.resetNow();
-    } catch (error) {
-      throw await this.infrastructure(error);
-    }
+  protected async renew(): Promise<void> {
+    await this.command((connection, done) => connection.reset(done));
+    if (this.#rebuild) await this.host.rebuild(this.slot, this.#touched);
+    await this.setup(this.#rebuild);
+    if (this.#pendingWrites) await this.restoreAutoIncrements();
+    this.recovered();
   }
 
-  /** An unexpected failure as the engine's error: the server's failure when it is gone. */
-  private infrastructure(error: unknown): Promise<SqlEngineError> {
-    return sessionFailure(error, () => this.host.health(), `the MySQL session on ${this.database}`);
+  protected override renewCopy(): Promise<void> {
+    return this.host.rebuild(this.slot);
   }
 
-  private async resetNow(): Promise<void> {
-    if (this.#lost || !this.#connection) {
-      await this.recover();
-      return;
-    }
-    try {
-      await this.command((connection, done) => connection.reset(done));
-      if (this.#rebuild) await this.host.rebuild(this.slot, this.#touched);
-      await this.setup(this.#rebuild);
-      if (this.#pendingWrites) await this.restoreAutoIncrements();
-      this.#rebuild = false;
-      this.#pendingWrites = false;
-      this.#touched.clear();
-    } catch (error) {
-      const failure = await this.host.health();
-      if (failure) throw failure;
-      if (error instanceof SqlEngineError) throw error;
-      await this.recover();
-    }
+  protected override recovered(): void {
+    this.#rebuild = false;
+    this.#pendingWrites = false;
+    this.#touched.clear();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (this.#rebuild || this.#pendingWrites || this.#lost) this.slot.dirty = true;
-    const connection = this.#connection;
-    this.#connection = undefined;
-    if (connection) {
-      await new Promise<void>((resolve) => {
-        connection.end(() => resolve());
-        setTimeout(resolve, 1_000).unref();
-      });
-      connection.destroy();
-    }
-    if (!this.host.failure()) this.host.release(this, this.slot);
+  protected override closing(): void {
+    if (this.#rebuild || this.#pendingWrites || this.lost) this.slot.dirty = true;
   }
 
-  private assertUsable(): void {
-    if (this.#closed)
-      throw new SqlEngineError('SQL_SESSION_CLOSED', `the MySQL session on ${this.database} is closed`);
-    const failure = this.host.failure();
-    if (failure) throw failure;
-  }
-
-  /** Records what a statement may change, before it runs. */
-  private note(kind: MysqlStatementKind, names: readonly string[]): void {
-    if (kind === 'read') return;
-    for (const name of names) this.#touched.add(name);
-    if (kind === 'write') this.#pendingWrites = true;
-    else if (kind === 'other') this.#rebuild = true;
-    else if (kind === 'commit' && this.#pendingWrites) this.#rebuild = true;
-  }
-
-  private async connect(): Promise<void> {
-    const connection = mysql.createConnection({
+  protected createConnection(): Connection {
+    return mysql.createConnection({
       ...this.host.endpoint,
       user: this.slot.user,
       password: this.slot.password,
@@ -260,20 +143,41 @@ export class MysqlSession implements SqlSession {
       flags: ['-LOCAL_FILES', '-MULTI_STATEMENTS'],
       connectTimeout: 10_000,
     });
-    const lost = (error: Error) => {
-      if (this.#connection !== connection) return;
-      this.#lost ??= error;
-      this.#onLost?.(error);
-    };
-    connection.on('error', lost);
-    connection.on('end', () => lost(new Error('the server closed the connection')));
-    await new Promise<void>((resolve, reject) =>
+  }
+
+  protected openConnection(connection: Connection): Promise<void> {
+    return new Promise<void>((resolve, reject) =>
       connection.connect((error) => (error ? reject(error) : resolve())),
     );
-    this.#connection = connection;
-    this.#lost = undefined;
-    this.#threadId = connection.threadId ?? 0;
-    await this.setup(false);
+  }
+
+  protected backendIdOf(connection: Connection): number {
+    return connection.threadId ?? 0;
+  }
+
+  protected async closeConnection(connection: Connection): Promise<void> {
+    await new Promise<void>((resolve) => {
+      connection.end(() => resolve());
+      setTimeout(resolve, 1_000).unref();
+    });
+    connection.destroy();
+  }
+
+  protected discardConnection(connection: Connection): void {
+    connection.destroy();
+  }
+
+  protected started(): Promise<void> {
+    return this.setup(false);
+  }
+
+  /** Records what a statement may change, before it runs. */
+  private note(kind: MysqlStatementKind, names: readonly string[]): void {
+    if (kind === 'read') return;
+    for (const name of names) this.#touched.add(name);
+    if (kind === 'write') this.#pendingWrites = true;
+    else if (kind === 'other') this.#rebuild = true;
+    else if (kind === 'commit' && this.#pendingWrites) this.#rebuild = true;
   }
 
   /**
@@ -305,19 +209,6 @@ export class MysqlSession implements SqlSession {
     if (use) await this.simple(`USE ${mysqlName(this.slot.database)}`);
   }
 
-  /** A new connection on a rebuilt copy (after the connection was lost while the server lives). */
-  private async recover(): Promise<void> {
-    const failure = await this.host.health();
-    if (failure) throw failure;
-    this.#connection?.destroy();
-    this.#connection = undefined;
-    await this.host.rebuild(this.slot);
-    await this.connect();
-    this.#rebuild = false;
-    this.#pendingWrites = false;
-    this.#touched.clear();
-  }
-
   /** InnoDB does not roll AUTO_INCREMENT counters back: set them to the pristine values again. */
   private async restoreAutoIncrements(): Promise<void> {
     if (this.slot.autoIncrements.size === 0) return;
@@ -340,83 +231,16 @@ export class MysqlSession implements SqlSession {
   private command<T>(
     start: (connection: Connection, done: (error: Error | null, result?: T) => void) => void,
   ): Promise<T | undefined> {
-    const connection = this.#connection;
-    if (!connection || this.#lost) return Promise.reject(this.#lost ?? new Error('not connected'));
-    return new Promise((resolve, reject) => {
-      this.#onLost = reject;
-      start(connection, (error, result) => {
-        this.#onLost = undefined;
-        if (error) reject(error);
-        else resolve(result);
-      });
-    });
-  }
-
-  /**
-   * Runs the agent's statement, streaming its rows: keeps `maxRows`, counts up to the engine's
-   * bound, then (for a read) kills the query; kills it too when the time limit passes.
-   */
-  private run(sql: string, kind: MysqlStatementKind, options: QueryOptions): Promise<RunResult> {
-    const connection = this.#connection as Connection;
-    const maxRows = Math.max(0, options.maxRows);
-    const { countLimit } = this.host;
-    const result: RunResult = { rows: [], total: 0, capped: false, timedOut: false };
-    const kills: Promise<void>[] = [];
-    return new Promise((resolve) => {
-      let escalation: NodeJS.Timeout | undefined;
-      const timer = setTimeout(() => {
-        result.timedOut = true;
-        kills.push(this.host.kill(this.#threadId, 'query'));
-        escalation = setTimeout(() => {
-          kills.push(this.host.kill(this.#threadId, 'connection'));
-        }, this.host.killGraceMs);
-      }, timerDelay(options.timeoutMs));
-      let settled = false;
-      const settle = () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearTimeout(escalation);
-        this.#onLost = undefined;
-        // A kill in flight must land before the session's next statement can start.
-        void Promise.all(kills).then(() => resolve(result));
-      };
-      this.#onLost = (error) => {
-        result.lost = error;
-        settle();
-      };
-      const query = connection.query({ sql, rowsAsArray: true });
-      query.on('fields', (fields: FieldPacket[] | undefined, index: number) => {
-        if (!fields || index > 0 || result.columns) return;
-        result.columns = fields.map((field) => field.name);
-        result.columnTypes = fields.map(mysqlColumnType);
-      });
-      query.on('result', (row: unknown, index: number) => {
-        if (index > 0) return;
-        if (!Array.isArray(row)) {
-          result.header = row as ResultSetHeader;
-          return;
-        }
-        if (result.capped) return;
-        result.total += 1;
-        if (result.rows.length < maxRows) result.rows.push(row);
-        else if (result.total > countLimit) {
-          result.total -= 1;
-          result.capped = true;
-          if (kind === 'read') kills.push(this.host.kill(this.#threadId, 'query'));
-        }
-      });
-      query.on('error', (error: QueryError) => {
-        if (error.fatal) result.lost = error;
-        else result.error ??= error;
-        if (error.fatal) settle();
-      });
-      query.on('end', settle);
-    });
+    return this.request(
+      (connection) =>
+        new Promise<T | undefined>((resolve, reject) =>
+          start(connection, (error, result) => (error ? reject(error) : resolve(result))),
+        ),
+    );
   }
 
   private outcome(
-    result: RunResult,
+    result: MysqlRunResult,
     kind: MysqlStatementKind,
     options: QueryOptions,
     durationMs: number,
@@ -424,58 +248,14 @@ export class MysqlSession implements SqlSession {
     const { error } = result;
     const interrupted = error?.errno !== undefined && INTERRUPTED.has(error.errno);
     if (result.timedOut && (interrupted || (!error && kind === 'read')))
-      return this.timeout(options, durationMs);
+      return timedOutOutcome(options.timeoutMs, durationMs);
     if (error && !(interrupted && result.capped)) {
-      return {
-        kind: 'error',
-        message: this.unmask(errorMessage(error)),
-        ...(error.code ? { code: error.code } : {}),
-        durationMs,
-      };
+      return errorOutcome(this.unmask(oneLineMessage(error)), error.code, durationMs);
     }
     if (result.columns) {
-      return {
-        kind: 'rows',
-        columns: result.columns.map((column) => this.unmask(column)),
-        columnTypes: result.columnTypes ?? [],
-        rows: result.rows,
-        totalRows: result.total,
-        truncated: result.total > result.rows.length,
-        ...(result.capped ? { totalRowsCapped: true } : {}),
-        durationMs,
-      };
+      const columns = result.columns.map((column) => this.unmask(column));
+      return rowsOutcome({ ...result, columns, columnTypes: result.columnTypes ?? [] }, durationMs);
     }
-    const affected = kind === 'write' ? result.header?.affectedRows : undefined;
-    return { kind: 'ok', ...(affected !== undefined ? { affectedRows: affected } : {}), durationMs };
-  }
-
-  private timeout(options: QueryOptions, durationMs: number, note = ''): QueryOutcome {
-    return {
-      kind: 'error',
-      message: `query timed out after ${options.timeoutMs} ms${note}`,
-      code: QUERY_ERROR.timeout,
-      timedOut: true,
-      durationMs,
-    };
-  }
-
-  /** The connection died during the statement: the server is gone (throw) or the session starts over. */
-  private async afterLoss(
-    result: RunResult,
-    options: QueryOptions,
-    elapsed: () => number,
-  ): Promise<QueryOutcome> {
-    this.#lost ??= result.lost;
-    const failure = await this.host.health();
-    if (failure) throw failure;
-    await this.recover();
-    const note = '; the query did not stop, its connection was closed and the database reset to pristine';
-    if (result.timedOut) return this.timeout(options, elapsed(), note);
-    return {
-      kind: 'error',
-      message: `the connection to the server was lost (${errorMessage(result.lost as Error)}); the database was reset to pristine`,
-      code: QUERY_ERROR.crashed,
-      durationMs: elapsed(),
-    };
+    return okOutcome(kind === 'write' ? result.header?.affectedRows : undefined, durationMs);
   }
 }

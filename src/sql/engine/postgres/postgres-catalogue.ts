@@ -6,28 +6,26 @@ import type {
   DumpTable,
 } from '../../dump/dump-model.js';
 import { numberLiteral } from '../../dump/sql-literal.js';
-import type {
-  CatalogueTable,
-  MysqlCatalogue,
-  TableDescription,
-} from '../../introspection/mysql-introspection.js';
+import { groupForeignKeys, groupIndexes, modelIndexName } from '../../introspection/catalogue-keys.js';
+import type { CatalogueTable, TableDescription } from '../../introspection/mysql-catalogue.js';
+import {
+  PristineCatalogue,
+  type PristineSchema,
+  pristineSchema,
+  viewDescription,
+} from '../../introspection/pristine-catalogue.js';
 import { objectName } from '../object-name.js';
 import { type PostgresTextMode, pgColumnType, pgIdentifier, pgString } from './postgres-schema.js';
 
-/** One dump table with the PostgreSQL column types the engine built it with. */
-interface PristineTable {
-  readonly table: DumpTable;
-  /** Column names (lower case) and their PostgreSQL types, normalised as `normalType` does. */
+/** What the engine built of a dump table: its column names (lower case) and PostgreSQL types, normalised as `normalType` does. */
+interface BuiltColumns {
   readonly columns: readonly { readonly name: string; readonly type: string }[];
 }
 
 /** What a session's catalogue knows of its pristine database: the dump model of each table. */
-export interface PostgresPristineSchema {
-  readonly database: string;
-  readonly collation?: string;
-  /** By lower-cased table name. */
-  readonly tables: ReadonlyMap<string, PristineTable>;
-}
+export type PostgresPristineSchema = PristineSchema<BuiltColumns>;
+
+type PristineTable = { readonly table: DumpTable } & BuiltColumns;
 
 /** `format_type` output and the converter's type names in one form (`timestamp(0)`, `numeric(20,0)`). */
 function normalType(type: string): string {
@@ -43,24 +41,18 @@ export function postgresPristineSchema(
   database: DumpDatabase,
   text: PostgresTextMode,
 ): PostgresPristineSchema {
-  const tables = new Map<string, PristineTable>();
-  for (const table of database.tables) {
-    let columns: PristineTable['columns'] = [];
+  return pristineSchema(database, (table) => {
     try {
-      columns = table.columns.map((column) => ({
+      const columns = table.columns.map((column) => ({
         name: pgIdentifier(column.name),
         type: normalType(pgColumnType(column, text, table.collation).sql),
       }));
+      return { columns };
     } catch {
       // A table the converter cannot write is not in the database either; never matches.
+      return { columns: [] };
     }
-    tables.set(table.name.toLowerCase(), { table, columns });
-  }
-  return {
-    database: database.name,
-    ...(database.collation !== undefined ? { collation: database.collation } : {}),
-    tables,
-  };
+  });
 }
 
 /**
@@ -141,7 +133,7 @@ interface RawColumn {
 }
 
 /**
- * The PostgreSQL engine's side of MySQL introspection (see `mysql-introspection.ts`) for one
+ * The PostgreSQL engine's side of MySQL introspection (see `answer-mysql-introspection.ts`) for one
  * session: tables and views of the session database's `public` schema as they are now (the
  * episode's transaction included). A dump table whose columns are still the ones the engine built
  * (names, types and primary key, in order) is described from the dump model (MySQL types,
@@ -149,19 +141,7 @@ interface RawColumn {
  * changed from `pg_catalog`, with PostgreSQL's types read as MySQL types (`mysqlTypeOfPostgres`).
  * Temporary tables are not listed.
  */
-export class PostgresCatalogue implements MysqlCatalogue {
-  readonly database: string;
-  readonly databaseCollation?: string;
-
-  constructor(
-    private readonly pristine: PostgresPristineSchema,
-    /** Runs one read-only query inside the session's transaction and returns its rows. */
-    private readonly run: (sql: string) => Promise<unknown[][]>,
-  ) {
-    this.database = pristine.database;
-    if (pristine.collation !== undefined) this.databaseCollation = pristine.collation;
-  }
-
+export class PostgresCatalogue extends PristineCatalogue<BuiltColumns> {
   async listTables(): Promise<readonly CatalogueTable[]> {
     const rows = await this.run(
       "SELECT c.relname::text, c.relkind::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
@@ -182,15 +162,12 @@ export class PostgresCatalogue implements MysqlCatalogue {
     const stored = String(own[1]);
     const columns = await this.columns(oid);
     if (own[2] === 'v' || own[2] === 'm') {
-      return {
-        name: stored,
-        kind: 'view',
-        columns: columns.map((column) => this.column(column)),
-        primaryKey: [],
-        indexes: [],
-        foreignKeys: [],
-        createSql: `CREATE VIEW ${stored} AS ${String(own[3] ?? '').trim()}`,
-      };
+      const createSql = `CREATE VIEW ${stored} AS ${String(own[3] ?? '').trim()}`;
+      return viewDescription(
+        stored,
+        columns.map((column) => this.column(column)),
+        createSql,
+      );
     }
     const primaryKey = columns
       .filter((column) => column.primary > 0)
@@ -210,7 +187,9 @@ export class PostgresCatalogue implements MysqlCatalogue {
       columns: columns.map((column) => this.column(column, pristine)),
       primaryKey,
       indexes: (await this.indexes(oid)).map((index) =>
-        pristine ? modelIndexName(index, pristine.table) : index,
+        pristine
+          ? modelIndexName(index, pristine.table, (model, i) => pgIndexName(pristine.table, model, i))
+          : index,
       ),
       foreignKeys: await this.foreignKeys(oid),
     };
@@ -275,48 +254,32 @@ export class PostgresCatalogue implements MysqlCatalogue {
     const rows = await this.run(
       `SELECT ci.relname::text, i.indisunique, k.ord, a.attname::text FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ci ON ci.oid = i.indexrelid CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE i.indrelid = ${oid} AND NOT i.indisprimary AND k.ord <= i.indnkeyatts ORDER BY ci.oid, k.ord`,
     );
-    const byName = new Map<string, { name: string; columns: string[]; unique: boolean; complete: boolean }>();
-    for (const [name, unique, , column] of rows) {
-      const key = String(name);
-      let index = byName.get(key);
-      if (!index) {
-        index = { name: key, columns: [], unique: unique === true, complete: true };
-        byName.set(key, index);
-      }
-      if (column === null || column === undefined) index.complete = false;
-      else index.columns.push(String(column));
-    }
-    return [...byName.values()]
-      .filter((index) => index.complete && index.columns.length > 0)
-      .map(({ complete: _complete, ...index }) => index);
+    return groupIndexes(
+      rows.map(([name, unique, , column]) => ({
+        key: String(name),
+        name: String(name),
+        unique: unique === true,
+        column: column === null || column === undefined ? null : String(column),
+      })),
+    );
   }
 
   private async foreignKeys(oid: string): Promise<DumpForeignKey[]> {
     const rows = await this.run(
       `SELECT con.conname::text, rc.relname::text, a.attname::text, ra.attname::text FROM pg_catalog.pg_constraint con CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(col, refcol, ord) JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.col JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid JOIN pg_catalog.pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = k.refcol WHERE con.conrelid = ${oid} AND con.contype = 'f' ORDER BY con.oid, k.ord`,
     );
-    const keys = new Map<string, { columns: string[]; refTable: string; refColumns: string[] }>();
-    for (const [name, refTable, from, to] of rows) {
-      const key = String(name);
-      let entry = keys.get(key);
-      if (!entry) {
-        entry = { columns: [], refTable: String(refTable), refColumns: [] };
-        keys.set(key, entry);
-      }
-      entry.columns.push(String(from));
-      entry.refColumns.push(String(to));
-    }
-    return [...keys.values()];
+    return groupForeignKeys(
+      rows.map(([name, refTable, from, to]) => ({
+        key: String(name),
+        refTable: String(refTable),
+        from: String(from),
+        to: String(to),
+      })),
+    );
   }
 }
 
-/** A dump index of a changed table under its dump name (the engine named it `<table>_<name>` in PostgreSQL). */
-function modelIndexName(index: DumpIndex, table: DumpTable): DumpIndex {
-  const name = pgIdentifier(table.name);
-  const model = table.indexes.find(
-    (candidate, i) => index.name === objectName([name, candidate.name ?? `key${i + 1}`], 63),
-  );
-  if (!model) return index;
-  const { name: _name, ...rest } = index;
-  return model.name !== undefined ? { ...rest, name: model.name } : rest;
+/** The name the engine gave a dump index in PostgreSQL: `<table>_<name>` (see `postgres-schema.ts`). */
+function pgIndexName(table: DumpTable, model: DumpIndex, position: number): string {
+  return objectName([pgIdentifier(table.name), model.name ?? `key${position + 1}`], 63);
 }

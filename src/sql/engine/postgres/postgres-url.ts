@@ -1,4 +1,5 @@
 import { UsageError } from '../../../core/errors.js';
+import { isLocalHost, parseDbUrl, urlHost } from '../db-url.js';
 
 /** Where and as whom to connect to a PostgreSQL server (pg's connection options). */
 export interface PostgresEndpoint {
@@ -13,21 +14,17 @@ export interface PostgresEndpoint {
 
 /**
  * Reads `postgres://user:password@host:port/database` (also `postgresql://`; `?host=/run/postgresql`
- * for a Unix socket). The account must be a superuser, or have CREATEDB and CREATEROLE.
+ * for a Unix socket). What the account needs on the server is checked when the engine starts
+ * (`postgres-account-check.ts`).
  */
 export function parsePostgresUrl(text: string): PostgresEndpoint {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`--db-url: not a URL: ${text}`);
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new UsageError(
-      `--db-url: the postgres engine takes postgres://user:password@host:port/database, not ${url.protocol}//`,
-    );
-  }
-  const host = url.searchParams.get('host') ?? url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const url = parseDbUrl(
+    text,
+    'postgres',
+    ['postgres:', 'postgresql:'],
+    'postgres://user:password@host:port/database',
+  );
+  const host = url.searchParams.get('host') ?? urlHost(url);
   if (!host) throw new UsageError(`--db-url: no host in ${text}`);
   const password = url.password ? decodeURIComponent(url.password) : undefined;
   return {
@@ -41,5 +38,5 @@ export function parsePostgresUrl(text: string): PostgresEndpoint {
 
 /** True when the endpoint is on this machine (then leftovers of dead intercode processes may be reaped). */
 export function isLocalPostgres(endpoint: PostgresEndpoint): boolean {
-  return endpoint.host.startsWith('/') || ['localhost', '127.0.0.1', '::1'].includes(endpoint.host);
+  return endpoint.host.startsWith('/') || isLocalHost(endpoint.host);
 }

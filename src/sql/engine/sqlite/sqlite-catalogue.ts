@@ -9,26 +9,23 @@ import { parseMysqlType } from '../../dump/mysql-column-type.js';
 import { numberLiteral } from '../../dump/sql-literal.js';
 import { TokenCursor } from '../../dump/token-cursor.js';
 import { tokenizeSql } from '../../dump/tokenize-sql.js';
-import type {
-  CatalogueTable,
-  MysqlCatalogue,
-  TableDescription,
-} from '../../introspection/mysql-introspection.js';
+import { groupForeignKeys, groupIndexes, modelIndexName } from '../../introspection/catalogue-keys.js';
+import type { CatalogueTable, TableDescription } from '../../introspection/mysql-catalogue.js';
+import {
+  PristineCatalogue,
+  type PristineSchema,
+  pristineSchema,
+  viewDescription,
+} from '../../introspection/pristine-catalogue.js';
 import { sqliteColumnType, sqliteCreateIndexes, sqliteCreateTable } from './sqlite-schema.js';
 
-/** One dump table with the SQLite schema text the engine built it from (to tell whether it changed since). */
-interface PristineTable {
-  readonly table: DumpTable;
+/** What the engine built of a dump table: its SQLite schema text (to tell whether it changed since). */
+interface BuiltSignature {
   readonly signature: string;
 }
 
 /** What a session's catalogue knows of its pristine database: the dump model of each table. */
-export interface SqlitePristineSchema {
-  readonly database: string;
-  readonly collation?: string;
-  /** By lower-cased table name. */
-  readonly tables: ReadonlyMap<string, PristineTable>;
-}
+export type SqlitePristineSchema = PristineSchema<BuiltSignature>;
 
 /** The schema text of one table: its `CREATE TABLE` and its `CREATE INDEX` statements, in any order. */
 function signature(tableSql: string, indexSqls: readonly string[]): string {
@@ -37,21 +34,14 @@ function signature(tableSql: string, indexSqls: readonly string[]): string {
 
 /** The pristine schema of a dump database, as the SQLite engine builds it (see `sqlite-schema.ts`). */
 export function sqlitePristineSchema(database: DumpDatabase): SqlitePristineSchema {
-  const tables = new Map<string, PristineTable>();
-  for (const table of database.tables) {
-    let text = '';
+  return pristineSchema(database, (table) => {
     try {
-      text = signature(sqliteCreateTable(table), sqliteCreateIndexes(table));
+      return { signature: signature(sqliteCreateTable(table), sqliteCreateIndexes(table)) };
     } catch {
       // A table the converter cannot write is not in the database either; never matches.
+      return { signature: '' };
     }
-    tables.set(table.name.toLowerCase(), { table, signature: text });
-  }
-  return {
-    database: database.name,
-    ...(database.collation !== undefined ? { collation: database.collation } : {}),
-    tables,
-  };
+  });
 }
 
 function literal(text: string): string {
@@ -115,19 +105,13 @@ function fromModel(column: DumpColumn & { readonly declared?: string }, table: D
   return { ...kept, name: column.name, notNull: column.notNull };
 }
 
-/** A dump index of a changed table under its dump name (the engine named it `<table>__<name>` in SQLite). */
-function modelIndexName(index: DumpIndex, table: DumpTable): DumpIndex {
-  const position = table.indexes.findIndex(
-    (model, i) => index.name === `${table.name}__${model.name ?? `key${i + 1}`}`,
-  );
-  const model = table.indexes[position];
-  if (!model) return index;
-  const { name: _name, ...rest } = index;
-  return model.name !== undefined ? { ...rest, name: model.name } : rest;
+/** The name the engine gave a dump index in SQLite: `<table>__<name>` (see `sqlite-schema.ts`). */
+function sqliteIndexName(table: DumpTable, model: DumpIndex, position: number): string {
+  return `${table.name}__${model.name ?? `key${position + 1}`}`;
 }
 
 /**
- * The SQLite engine's side of MySQL introspection (see `mysql-introspection.ts`) for one session:
+ * The SQLite engine's side of MySQL introspection (see `answer-mysql-introspection.ts`) for one session:
  * tables as they are now in the session's database (`sqlite_schema`). A table whose schema text is
  * still the one the engine built is described from the dump model (MySQL types, defaults,
  * AUTO_INCREMENT, keys and the dump's own `CREATE TABLE`); a table the agent created or changed
@@ -136,19 +120,7 @@ function modelIndexName(index: DumpIndex, table: DumpTable): DumpIndex {
  * `INTEGER PRIMARY KEY` counts as `auto_increment` (SQLite numbers it when NULL is inserted).
  * Temporary tables are not listed.
  */
-export class SqliteCatalogue implements MysqlCatalogue {
-  readonly database: string;
-  readonly databaseCollation?: string;
-
-  constructor(
-    private readonly pristine: SqlitePristineSchema,
-    /** Runs one read-only query on the session's connection and returns its rows. */
-    private readonly run: (sql: string) => Promise<unknown[][]>,
-  ) {
-    this.database = pristine.database;
-    if (pristine.collation !== undefined) this.databaseCollation = pristine.collation;
-  }
-
+export class SqliteCatalogue extends PristineCatalogue<BuiltSignature> {
   async listTables(): Promise<readonly CatalogueTable[]> {
     const rows = await this.run(
       "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
@@ -164,18 +136,7 @@ export class SqliteCatalogue implements MysqlCatalogue {
     if (!own) return undefined;
     const stored = String(own[1]);
     const sql = String(own[2]);
-    if (own[0] === 'view') {
-      const columns = await this.columns(stored, sql);
-      return {
-        name: stored,
-        kind: 'view',
-        columns: columns.columns,
-        primaryKey: [],
-        indexes: [],
-        foreignKeys: [],
-        createSql: sql,
-      };
-    }
+    if (own[0] === 'view') return viewDescription(stored, (await this.columns(stored, sql)).columns, sql);
     const pristine = this.pristine.tables.get(stored.toLowerCase());
     const indexSqls = rows.filter(([type]) => type === 'index').map(([, , text]) => String(text));
     if (pristine && pristine.table.name === stored && pristine.signature === signature(sql, indexSqls)) {
@@ -188,7 +149,9 @@ export class SqliteCatalogue implements MysqlCatalogue {
       columns: pristine ? columns.map((column) => fromModel(column, pristine.table)) : columns,
       primaryKey,
       indexes: pristine
-        ? (await this.indexes(stored)).map((index) => modelIndexName(index, pristine.table))
+        ? (await this.indexes(stored)).map((index) =>
+            modelIndexName(index, pristine.table, (model, i) => sqliteIndexName(pristine.table, model, i)),
+          )
         : await this.indexes(stored),
       foreignKeys: await this.foreignKeys(stored),
     };
@@ -224,46 +187,29 @@ export class SqliteCatalogue implements MysqlCatalogue {
     const rows = await this.run(
       `SELECT il.seq, il.name, il."unique", il.origin, ii.name FROM pragma_index_list(${literal(table)}) AS il, pragma_index_info(il.name) AS ii ORDER BY il.seq DESC, ii.seqno`,
     );
-    const byName = new Map<
-      string,
-      { name?: string; columns: string[]; unique: boolean; complete: boolean }
-    >();
-    for (const [, name, unique, origin, column] of rows) {
-      if (origin === 'pk') continue;
-      const key = String(name);
-      let index = byName.get(key);
-      if (!index) {
-        index = {
-          ...(key.startsWith('sqlite_autoindex_') ? {} : { name: key }),
-          columns: [],
+    return groupIndexes(
+      rows
+        .filter(([, , , origin]) => origin !== 'pk')
+        .map(([, name, unique, , column]) => ({
+          key: String(name),
+          ...(String(name).startsWith('sqlite_autoindex_') ? {} : { name: String(name) }),
           unique: Number(unique) === 1,
-          complete: true,
-        };
-        byName.set(key, index);
-      }
-      if (column === null || column === undefined) index.complete = false;
-      else index.columns.push(String(column));
-    }
-    return [...byName.values()]
-      .filter((index) => index.complete && index.columns.length > 0)
-      .map(({ complete: _complete, ...index }) => index);
+          column: column === null || column === undefined ? null : String(column),
+        })),
+    );
   }
 
   private async foreignKeys(table: string): Promise<DumpForeignKey[]> {
     const rows = await this.run(
       `SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(${literal(table)}) ORDER BY id, seq`,
     );
-    const keys = new Map<string, { columns: string[]; refTable: string; refColumns: string[] }>();
-    for (const [id, refTable, from, to] of rows) {
-      const key = String(id);
-      let entry = keys.get(key);
-      if (!entry) {
-        entry = { columns: [], refTable: String(refTable), refColumns: [] };
-        keys.set(key, entry);
-      }
-      entry.columns.push(String(from));
-      entry.refColumns.push(to === null || to === undefined ? String(from) : String(to));
-    }
-    return [...keys.values()];
+    return groupForeignKeys(
+      rows.map(([id, refTable, from, to]) => ({
+        key: String(id),
+        refTable: String(refTable),
+        from: String(from),
+        to: to === null || to === undefined ? String(from) : String(to),
+      })),
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { cacheDir } from '../../../core/host/cache-dir.js';
 import type { DumpModel } from '../../dump/dump-model.js';
+import { PreparedDatabases } from '../prepared-databases.js';
 import type { SqlEngine, SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import { type SqlitePristineSchema, sqlitePristineSchema } from './sqlite-catalogue.js';
@@ -50,14 +51,14 @@ interface Prepared {
  *
  * MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, `SHOW COLUMNS`, `SHOW CREATE TABLE`,
  * `SHOW INDEX`, `SHOW DATABASES`), which the paper's agents use, are answered by a compatibility layer
- * before they reach SQLite (see `mysql-introspection.ts` and `sqlite-catalogue.ts`).
+ * before they reach SQLite (see `answer-mysql-introspection.ts` and `sqlite-catalogue.ts`).
  *
  * Values: INTEGER as `bigint` (always; the integer/real distinction survives, as Python's `int` and
  * `float` did upstream), REAL as `number`, TEXT as `string`, BLOB as `Buffer`, NULL as `null`.
  */
 export class SqliteEngine implements SqlEngine {
   readonly id = 'sqlite' as const;
-  private readonly prepared = new Map<string, Prepared>();
+  private readonly prepared = new PreparedDatabases<Prepared>();
   private readonly sessions = new Set<SqliteSession>();
   private readonly limits: SqliteSessionLimits;
   private readonly cacheRoot: string | undefined;
@@ -76,20 +77,12 @@ export class SqliteEngine implements SqlEngine {
 
   async prepare(dump: DumpModel): Promise<void> {
     this.assertOpen();
-    for (const database of dump.databases) {
-      const known = this.prepared.get(database.name.toLowerCase());
-      if (known && known.sha256 !== dump.sha256) {
-        throw new SqlEngineError(
-          'SQL_ENGINE_FAILED',
-          `database ${database.name} is defined by two different dumps`,
-        );
-      }
-    }
+    this.prepared.assertCompatible(dump);
     const files = ensurePristineFiles(this.cacheRoot ?? cacheDir(), dump);
     for (const database of dump.databases) {
       const file = files.get(database.name);
       if (file === undefined) continue;
-      this.prepared.set(database.name.toLowerCase(), {
+      this.prepared.add({
         name: database.name,
         file,
         sha256: dump.sha256,
@@ -100,10 +93,7 @@ export class SqliteEngine implements SqlEngine {
 
   async open(database: string): Promise<SqlSession> {
     this.assertOpen();
-    const prepared = this.prepared.get(database.toLowerCase());
-    if (!prepared) {
-      throw new SqlEngineError('SQL_DATABASE_UNKNOWN', `no prepared dump defines database ${database}`);
-    }
+    const prepared = this.prepared.get(database);
     const session = await SqliteSession.open(
       prepared.name,
       prepared.file,
@@ -126,7 +116,7 @@ export class SqliteEngine implements SqlEngine {
 
   /** Names of the prepared databases, as the dumps spell them. */
   databases(): string[] {
-    return [...this.prepared.values()].map((prepared) => prepared.name);
+    return this.prepared.names();
   }
 
   private assertOpen(): void {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../../../core/host/atomic-write.js';
 import type { DumpDatabase, DumpModel } from '../../dump/dump-model.js';
-import { SqlEngineError } from '../sql-engine-error.js';
+import { errorReason, SqlEngineError } from '../sql-engine-error.js';
 import {
   SQLITE_CONVERTER_VERSION,
   sqliteColumnType,
@@ -58,7 +58,7 @@ export function buildSqliteImage(database: DumpDatabase): Buffer {
     return db.serialize();
   } catch (error) {
     if (error instanceof SqlEngineError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorReason(error);
     throw new SqlEngineError(
       'SQL_ENGINE_FAILED',
       `database ${database.name} does not convert to SQLite: ${reason}`,

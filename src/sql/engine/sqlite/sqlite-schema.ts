@@ -1,5 +1,6 @@
 import type { DumpColumn, DumpTable } from '../../dump/dump-model.js';
 import { literalToSql, type SqlLiteral } from '../../dump/sql-literal.js';
+import { type DefaultForms, defaultClause } from '../column-default.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 
 /**
@@ -77,21 +78,12 @@ function names(columns: readonly string[]): string {
   return columns.map(sqliteName).join(', ');
 }
 
-/** MySQL's current-time defaults, which SQLite's `CURRENT_TIMESTAMP` matches (UTC, same format). */
-const NOW = /^(current_timestamp|now|localtimestamp|localtime)(\(\d*\))?$/i;
-
-function columnDefault(table: DumpTable, column: DumpColumn): string {
-  const value = column.default;
-  if (value === undefined || value.kind === 'null') return '';
-  if (value.kind === 'expression') {
-    if (NOW.test(value.text)) return ' DEFAULT CURRENT_TIMESTAMP';
-    throw new SqlEngineError(
-      'SQL_ENGINE_FAILED',
-      `no SQLite form of the default ${value.text} of ${table.name}.${column.name}`,
-    );
-  }
-  return ` DEFAULT ${literalToSql(value, 'sqlite')}`;
-}
+/** Column defaults in SQLite: MySQL's current time is `CURRENT_TIMESTAMP` (UTC, same format). */
+const DEFAULTS: DefaultForms = {
+  engine: 'SQLite',
+  now: 'CURRENT_TIMESTAMP',
+  literal: (value) => literalToSql(value, 'sqlite'),
+};
 
 /**
  * `CREATE TABLE` for SQLite: columns (type, NOT NULL, DEFAULT, collation), the primary key, and the
@@ -103,7 +95,7 @@ export function sqliteCreateTable(table: DumpTable): string {
     const type = sqliteColumnType(column, table.collation);
     const notNull = column.notNull ? ' NOT NULL' : '';
     const collate = type.nocase ? ' COLLATE NOCASE' : '';
-    return `${sqliteName(column.name)} ${type.declared}${notNull}${columnDefault(table, column)}${collate}`;
+    return `${sqliteName(column.name)} ${type.declared}${notNull}${defaultClause(table, column, DEFAULTS)}${collate}`;
   });
   if (table.primaryKey.length > 0) parts.push(`PRIMARY KEY (${names(table.primaryKey)})`);
   for (const key of table.foreignKeys) {

@@ -1,15 +1,19 @@
 import {
   answerMysqlIntrospection,
-  type IntrospectionStatement,
   limitIntrospectionRows,
+} from '../../introspection/answer-mysql-introspection.js';
+import {
+  type IntrospectionStatement,
   recognizeMysqlIntrospection,
-} from '../../introspection/mysql-introspection.js';
+} from '../../introspection/recognize-mysql-introspection.js';
+import { doubleQuotedAsString } from '../double-quoted-as-string.js';
+import { refusedOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { singleStatement } from '../single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from '../sql-engine.js';
-import { SqlEngineError } from '../sql-engine-error.js';
+import { errorReason, SqlEngineError } from '../sql-engine-error.js';
 import { SqliteCatalogue, type SqlitePristineSchema } from './sqlite-catalogue.js';
 import type { SqliteChildReply } from './sqlite-child-protocol.js';
-import { doubleQuotedAsString, unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
+import { unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from './sqlite-guard.js';
 import { SqliteProcess, type SqliteProcessLimits } from './sqlite-process.js';
 
@@ -68,7 +72,7 @@ function nativeRows(rows: unknown[][]): unknown[][] {
  *   `replayLimit` such statements, or when the replay fails, the session restarts pristine instead.
  * - A query that ends the process (the memory limit, a crash) is answered the same way, as
  *   `ENGINE_CRASHED`.
- * - MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, …: see `mysql-introspection.ts`)
+ * - MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, …: see `answer-mysql-introspection.ts`)
  *   never reach SQLite: they are answered from the dump model and the session's current schema
  *   (`SqliteCatalogue`), within the same time limit. Any other `SHOW` is an `ER_NOT_SUPPORTED_YET`
  *   error naming the covered statements (SQLite has no `SHOW`).
@@ -108,10 +112,9 @@ export class SqliteSession implements SqlSession {
     const elapsed = () => performance.now() - started;
     if (this.closed) throw this.closedError();
     const check = singleStatement(sql, 'sqlite');
-    if (!check.ok) return { kind: 'error', message: check.message, code: check.code, durationMs: elapsed() };
+    if (!check.ok) return refusedOutcome(check.message, check.code, elapsed());
     const refusal = sqliteRefusal(check.statement);
-    if (refusal)
-      return { kind: 'error', message: refusal, code: QUERY_ERROR.forbidden, durationMs: elapsed() };
+    if (refusal) return refusedOutcome(refusal, QUERY_ERROR.forbidden, elapsed());
     const deadline = started + Math.max(0, options.timeoutMs);
     const introspection = recognizeMysqlIntrospection(check.statement.tokens);
     if (introspection) return this.introspect(introspection, options, deadline, elapsed);
@@ -129,13 +132,7 @@ export class SqliteSession implements SqlSession {
       if (result === 'timeout') {
         process.kill();
         this.restart();
-        return {
-          kind: 'error',
-          message: `query timed out after ${options.timeoutMs} ms`,
-          code: QUERY_ERROR.timeout,
-          timedOut: true,
-          durationMs: elapsed(),
-        };
+        return timedOutOutcome(options.timeoutMs, elapsed());
       }
       if (!('reply' in result)) {
         await process.finished;
@@ -152,7 +149,7 @@ export class SqliteSession implements SqlSession {
       const { reply } = result;
       if (reply.kind === 'error' && this.limits.doubleQuotedStrings && attempt < MAX_REWRITES) {
         const name = unresolvedDoubleQuoted(reply.message);
-        const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name);
+        const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name, 'sqlite');
         if (rewritten !== undefined) {
           text = rewritten;
           continue;
@@ -175,16 +172,8 @@ export class SqliteSession implements SqlSession {
       return { ...limitIntrospectionRows(outcome, Math.max(0, options.maxRows)), durationMs: elapsed() };
     } catch (error) {
       if (error instanceof SqlEngineError) throw error;
-      if (error instanceof CatalogueTimeout) {
-        return {
-          kind: 'error',
-          message: `query timed out after ${options.timeoutMs} ms`,
-          code: QUERY_ERROR.timeout,
-          timedOut: true,
-          durationMs: elapsed(),
-        };
-      }
-      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof CatalogueTimeout) return timedOutOutcome(options.timeoutMs, elapsed());
+      const reason = errorReason(error);
       return { kind: 'error', message: reason, code: QUERY_ERROR.crashed, durationMs: elapsed() };
     }
   }

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL engine on a server it starts itself (see `../mysql/server-engine-suite.ts` for what
+ * The PostgreSQL engine on a server it starts itself (see `../server-engine-suite.ts` for what
  * is checked). Skipped when PostgreSQL is not installed or the upstream data mirror is missing.
  */
 import { expect } from 'vitest';

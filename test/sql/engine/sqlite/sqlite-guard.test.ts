@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { doubleQuotedAsString } from '../../../../src/sql/engine/double-quoted-as-string.js';
 import { singleStatement } from '../../../../src/sql/engine/single-statement.js';
-import {
-  doubleQuotedAsString,
-  unresolvedDoubleQuoted,
-} from '../../../../src/sql/engine/sqlite/sqlite-double-quoted-strings.js';
+import { unresolvedDoubleQuoted } from '../../../../src/sql/engine/sqlite/sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from '../../../../src/sql/engine/sqlite/sqlite-guard.js';
 
 function refusal(sql: string): string | undefined {
@@ -72,11 +70,15 @@ describe('double-quoted strings', () => {
 
   it('rewrites exactly the double-quoted names with that text', () => {
     expect(
-      doubleQuotedAsString(`SELECT "a" FROM t WHERE x = "it's" OR y = "a" OR z = 'a' OR "b" = 1`, 'a'),
+      doubleQuotedAsString(
+        `SELECT "a" FROM t WHERE x = "it's" OR y = "a" OR z = 'a' OR "b" = 1`,
+        'a',
+        'sqlite',
+      ),
     ).toBe(`SELECT 'a' FROM t WHERE x = "it's" OR y = 'a' OR z = 'a' OR "b" = 1`);
-    expect(doubleQuotedAsString(`SELECT * FROM t WHERE x = "it's"`, "it's")).toBe(
+    expect(doubleQuotedAsString(`SELECT * FROM t WHERE x = "it's"`, "it's", 'sqlite')).toBe(
       `SELECT * FROM t WHERE x = 'it''s'`,
     );
-    expect(doubleQuotedAsString('SELECT `a` FROM t', 'a')).toBeUndefined();
+    expect(doubleQuotedAsString('SELECT `a` FROM t', 'a', 'sqlite')).toBeUndefined();
   });
 });

@@ -6,11 +6,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { PostgresServer } from '../../../../src/sql/server/postgres-server.js';
-import { postgresBinaries } from '../../../../src/sql/server/server-binaries.js';
-import { serviceAccount } from '../../../../src/sql/server/service-account.js';
-import { temporaryDir } from '../../../envs/sql/sql-fixtures.js';
-import { liveInGroup } from '../server-engine-suite.js';
+import { PostgresServer } from '../../../src/sql/server/postgres-server.js';
+import { postgresBinaries } from '../../../src/sql/server/server-binaries.js';
+import { serviceAccount } from '../../../src/sql/server/service-account.js';
+import { temporaryDir } from '../../envs/sql/sql-fixtures.js';
+import { liveInGroup } from '../engine/server-engine-suite.js';
 
 function installed(): boolean {
   try {

@@ -6,12 +6,12 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { checkSqlEngines } from '../../../../src/sql/server/check-sql-engines.js';
-import { MariadbServer } from '../../../../src/sql/server/mariadb-server.js';
-import { mariadbBinaries } from '../../../../src/sql/server/server-binaries.js';
-import { serviceAccount } from '../../../../src/sql/server/service-account.js';
-import { temporaryDir } from '../../../envs/sql/sql-fixtures.js';
-import { liveInGroup } from '../server-engine-suite.js';
+import { checkSqlEngines } from '../../../src/sql/server/check-sql-engines.js';
+import { MariadbServer } from '../../../src/sql/server/mariadb-server.js';
+import { mariadbBinaries } from '../../../src/sql/server/server-binaries.js';
+import { serviceAccount } from '../../../src/sql/server/service-account.js';
+import { temporaryDir } from '../../envs/sql/sql-fixtures.js';
+import { liveInGroup } from '../engine/server-engine-suite.js';
 
 function installed(): boolean {
   try {
