@@ -6,6 +6,7 @@ import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { hostPython } from '../host-python.js';
 import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
+import { programSource } from '../program-source.js';
 import { containerSpec, LABEL, startContainer } from './docker-sandbox.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
 
@@ -91,31 +92,14 @@ interface LayerContents {
   readonly entries: string[];
 }
 
-const LAYER_SCAN = `
-import json, os, stat, sys
-root = sys.argv[1]
-out = {'whiteouts': [], 'opaque': [], 'entries': []}
-for d, dirs, files in os.walk(root):
-    rel = os.path.relpath(d, root)
-    for name in sorted(dirs + files):
-        p = os.path.join(d, name)
-        r = os.path.normpath(os.path.join(rel, name))
-        st = os.lstat(p)
-        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
-            out['whiteouts'].append('/' + r)
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            try:
-                if os.getxattr(p, 'trusted.overlay.opaque', follow_symlinks=False) == b'y':
-                    out['opaque'].append('/' + r)
-            except OSError:
-                pass
-        out['entries'].append('./' + r)
-json.dump(out, sys.stdout)
-`;
+/** The program that lists a layer directory's whiteouts, opaque folders and entries (`layer-scan.py`). */
+const layerScanSource = programSource(new URL('./layer-scan.py', import.meta.url));
 
 function scanLayer(layer: string): LayerContents {
-  const result = spawnSync(hostPython(), ['-c', LAYER_SCAN, layer], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const result = spawnSync(hostPython(), ['-c', layerScanSource(), layer], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (result.status !== 0) {
     throw new SandboxError('SANDBOX_IO', `cannot read layer ${layer}: ${result.stderr.trim()}`);
   }

@@ -6,6 +6,7 @@ import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { OutputBuffer } from '../output-buffer.js';
 import { PersistentShell } from '../persistent-shell.js';
+import { programSource } from '../program-source.js';
 import type {
   ExecOptions,
   ExecResult,
@@ -27,7 +28,9 @@ import {
 } from './container-files.js';
 import { dockerShellProcess } from './docker-shell-process.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
-import { KEEPER_SOURCE } from './supervisor-source.js';
+
+/** The first process of every container: it lives as long as its owner's attachment (`keeper.pl`). */
+const keeperSource = programSource(new URL('./keeper.pl', import.meta.url));
 
 /** Labels on everything the docker provider creates. */
 export const LABEL = {
@@ -84,7 +87,7 @@ export function containerSpec(
   const memory = limits.memoryBytes;
   return {
     Image: config.image,
-    Entrypoint: ['perl', '-e', KEEPER_SOURCE],
+    Entrypoint: ['perl', '-e', keeperSource()],
     Cmd: [],
     Hostname: 'sandbox',
     User: '0:0',
