@@ -1,6 +1,7 @@
 export * from '../core/host/exit-cleanup.js';
 export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
+export * from './image-ref.js';
 export * from './images/index.js';
 export * from './output-buffer.js';
 export * from './provider-registry.js';

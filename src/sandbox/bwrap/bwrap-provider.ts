@@ -6,7 +6,8 @@ import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
 import { reapStaleRuntimeDirs, runtimeDir } from '../../core/host/runtime-dir.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
 import { hostPython } from '../host-python.js';
-import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
+import { imageRefOn } from '../image-ref.js';
+import { builtDebianImage } from '../images/debian-image.js';
 import { prepareHostImage } from '../images/host-image.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import {
@@ -61,33 +62,25 @@ export class BwrapProvider implements SandboxProvider {
   }
 
   #image(spec: SandboxSpec): ImageLayout {
-    const image = spec.image ?? 'host';
     const layers = [...(spec.layers ?? [])].reverse();
     for (const layer of layers) checkLayerPath(layer);
-    if (image === 'host') {
-      const host = prepareHostImage();
-      return { lowers: [...layers, host.lower], binds: host.binds };
+    const image = bwrapImageRef(spec.image ?? 'host');
+    switch (image.kind) {
+      case 'host': {
+        const host = prepareHostImage();
+        return { lowers: [...layers, host.lower], binds: host.binds };
+      }
+      case 'dir':
+        return { lowers: [...layers, image.path], binds: [] };
+      case 'debian': {
+        // A built Debian root (never built here: that takes a minute), its /usr read-only as on the host.
+        const debian = builtDebianImage(image.profile);
+        return {
+          lowers: [...layers, debian.rootfs],
+          binds: [{ source: join(debian.rootfs, 'usr'), target: '/usr' }],
+        };
+      }
     }
-    if (image.startsWith('dir:')) {
-      const path = image.slice(4);
-      checkLayerPath(path);
-      if (!existsSync(path))
-        throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${path}`);
-      return { lowers: [...layers, path], binds: [] };
-    }
-    const profile = debianProfileOf(image);
-    if (profile !== null) {
-      // A built Debian root (never built here: that takes a minute), its /usr read-only as on the host.
-      const debian = builtDebianImage(profile);
-      return {
-        lowers: [...layers, debian.rootfs],
-        binds: [{ source: join(debian.rootfs, 'usr'), target: '/usr' }],
-      };
-    }
-    throw new SandboxError(
-      'SANDBOX_INVALID_SPEC',
-      `unknown image "${image}" (known: host, debian, debian:<profile>, dir:/path/to/rootfs)`,
-    );
   }
 
   async create(spec: SandboxSpec = {}): Promise<Sandbox> {
@@ -167,6 +160,21 @@ function removeEmptyDir(path: string): void {
   } catch {
     // Not empty (another provider of this process has sandboxes) or already gone.
   }
+}
+
+/** The parsed image name on the bwrap backend, or a one-line SandboxError naming what it takes. */
+function bwrapImageRef(image: string) {
+  const ref = imageRefOn(image, {
+    backend: 'bwrap',
+    kinds: ['host', 'dir', 'debian'],
+    usage: 'host, debian, debian:<profile> or dir:/path/to/rootfs',
+  });
+  if (ref.kind === 'dir') {
+    checkLayerPath(ref.path);
+    if (!existsSync(ref.path))
+      throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${ref.path}`);
+  }
+  return ref;
 }
 
 function checkLayerPath(path: string): void {

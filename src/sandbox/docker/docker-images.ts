@@ -5,8 +5,9 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { hostPython } from '../host-python.js';
-import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
+import { builtDebianImage } from '../images/debian-image.js';
 import { programSource } from '../program-source.js';
+import type { DockerImageRef } from './docker-image-ref.js';
 import { containerSpec, LABEL, startContainer } from './docker-sandbox.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
 
@@ -25,13 +26,13 @@ async function imageExists(docker: Docker, name: string): Promise<string | null>
 const importing = new Map<string, Promise<string>>();
 
 /**
- * The Docker image of a sandbox image name: `debian` / `debian:<profile>` is the project's Debian
- * root (built when missing), imported once as `intercode/<profile>:<key>`; `docker:<name>` is an
- * image already in the daemon, used as it is. Returns the image id.
+ * The Docker image of a sandbox image: `debian` / `debian:<profile>` is the project's Debian root
+ * (never built here), imported once as `intercode/<profile>:<key>`; `docker:<name>` is an image
+ * already in the daemon, used as it is. Returns the image id.
  */
-export async function resolveDockerImage(docker: Docker, image: string): Promise<string> {
-  if (image.startsWith('docker:')) {
-    const name = image.slice('docker:'.length);
+export async function resolveDockerImage(docker: Docker, image: DockerImageRef): Promise<string> {
+  if (image.kind === 'docker') {
+    const { name } = image;
     const id = await imageExists(docker, name);
     if (!id) {
       throw new SandboxError(
@@ -41,15 +42,8 @@ export async function resolveDockerImage(docker: Docker, image: string): Promise
     }
     return id;
   }
-  const profile = debianProfileOf(image);
-  if (profile === null) {
-    throw new SandboxError(
-      'SANDBOX_INVALID_SPEC',
-      `image "${image}" is not available on the docker backend (known: debian, debian:<profile>, docker:<image>)`,
-    );
-  }
   // As on bwrap, a sandbox never builds an image (a minute or more): `intercode image build` does.
-  const built = builtDebianImage(profile);
+  const built = builtDebianImage(image.profile);
   const tag = `${REPOSITORY}/${built.profile}:${built.key}`;
   let pending = importing.get(tag);
   if (!pending) {

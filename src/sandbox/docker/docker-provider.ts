@@ -17,13 +17,11 @@ import {
 import { checkDocker, diskQuotaSupported } from './docker-check.js';
 import { reapDeadOwners } from './docker-clean.js';
 import { dockerClient } from './docker-client.js';
+import { DOCKER_DEFAULT_IMAGE, dockerImageRef } from './docker-image-ref.js';
 import { layeredImage, resolveDockerImage } from './docker-images.js';
 import { containerSpec, DockerSandbox, LABEL } from './docker-sandbox.js';
 import { LocalLayerDiff } from './local-layer-diff.js';
 import { dockerFailure } from './supervised-exec.js';
-
-/** The image a docker sandbox gets when the spec names none. */
-export const DOCKER_DEFAULT_IMAGE = 'debian';
 
 /**
  * Sandboxes as Docker containers over the Engine API: no network, no capabilities, memory, process
@@ -112,8 +110,9 @@ export class DockerProvider implements SandboxProvider {
         );
       }
     }
+    const ref = dockerImageRef(spec.image ?? DOCKER_DEFAULT_IMAGE);
     const { diskQuota } = await this.#start();
-    const base = await resolveDockerImage(this.#docker, spec.image ?? DOCKER_DEFAULT_IMAGE);
+    const base = await resolveDockerImage(this.#docker, ref);
     const image = await layeredImage(this.#docker, base, spec.layers ?? [], this.#owner);
     const limits = { ...DEFAULT_LIMITS, ...spec.limits };
     const id = randomBytes(6).toString('hex');

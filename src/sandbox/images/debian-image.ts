@@ -154,16 +154,6 @@ export function debianImageStatus(profile: string): DebianImageStatus {
   };
 }
 
-/**
- * The profile of a Debian sandbox image name: `debian` is the `bash` profile, `debian:<profile>`
- * names one. Null for any other image name.
- */
-export function debianProfileOf(image: string): string | null {
-  if (image === 'debian') return 'bash';
-  if (image.startsWith('debian:')) return image.slice('debian:'.length);
-  return null;
-}
-
 /** The built image of a profile, or a one-line SandboxError naming the command that builds it. */
 export function builtDebianImage(profile: string): DebianImage {
   const status = debianImageStatus(profile);
