@@ -7,8 +7,8 @@ import { SandboxError } from '../../core/errors.js';
 import { hostPython } from '../host-python.js';
 import { builtDebianImage } from '../images/debian-image.js';
 import { programSource } from '../program-source.js';
+import { containerSpec, LABEL, startContainer } from './docker-container.js';
 import type { DockerImageRef } from './docker-image-ref.js';
-import { containerSpec, LABEL, startContainer } from './docker-sandbox.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
 
 /** Repository of the images this provider imports or builds. */

@@ -17,9 +17,10 @@ import {
 import { checkDocker, diskQuotaSupported } from './docker-check.js';
 import { reapDeadOwners } from './docker-clean.js';
 import { dockerClient } from './docker-client.js';
+import { containerSpec, LABEL } from './docker-container.js';
 import { DOCKER_DEFAULT_IMAGE, dockerImageRef } from './docker-image-ref.js';
 import { layeredImage, resolveDockerImage } from './docker-images.js';
-import { containerSpec, DockerSandbox, LABEL } from './docker-sandbox.js';
+import { DockerSandbox } from './docker-sandbox.js';
 import { LocalLayerDiff } from './local-layer-diff.js';
 import { dockerFailure } from './supervised-exec.js';
 
