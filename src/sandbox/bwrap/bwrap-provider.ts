@@ -4,23 +4,19 @@ import { SandboxError } from '../../core/errors.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
 import { reapStaleRuntimeDirs, runtimeDir } from '../../core/host/runtime-dir.js';
+import { BaseProvider, type OpenSpec } from '../base-provider.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
 import { hostPython } from '../host-python.js';
-import { imageRefOn } from '../image-ref.js';
+import { type ImageRef, imageRefOn } from '../image-ref.js';
 import { builtDebianImage } from '../images/debian-image.js';
 import { prepareHostImage } from '../images/host-image.js';
 import { MountHelper } from '../overlay/mount-helper.js';
-import {
-  DEFAULT_LIMITS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  type ProviderCheck,
-  type Sandbox,
-  type SandboxProvider,
-  type SandboxSpec,
-} from '../sandbox.js';
+import type { ProviderCheck } from '../sandbox.js';
 import { checkBwrap } from './bwrap-check.js';
 import { BwrapSandbox, type BwrapSandboxConfig, newSandboxId } from './bwrap-sandbox.js';
+
+/** An image name the bwrap backend runs. */
+export type BwrapImageRef = Extract<ImageRef, { kind: 'host' | 'dir' | 'debian' }>;
 
 interface ImageLayout {
   readonly lowers: readonly string[];
@@ -33,16 +29,18 @@ let warnedNoCgroups = false;
  * The default sandbox provider on Linux: bubblewrap on a per-sandbox overlay (tmpfs upper layer
  * over read-only image layers), no network, no capabilities, cgroup limits and rlimits.
  */
-export class BwrapProvider implements SandboxProvider {
+export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
   readonly id = 'bwrap';
+  /** The host's own /usr with a synthetic /etc: nothing to build. */
+  readonly defaultImage = 'host';
   #helper: Promise<MountHelper> | undefined;
   #helperInstance: MountHelper | undefined;
-  readonly #sandboxes = new Set<BwrapSandbox>();
   readonly #owner = currentOwner();
   #untrack: (() => void) | undefined;
   readonly #warn: (message: string) => void;
 
   constructor(options: { warn?: (message: string) => void } = {}) {
+    super();
     this.#warn = options.warn ?? ((message) => process.emitWarning(message, 'IntercodeSandboxWarning'));
   }
 
@@ -61,40 +59,50 @@ export class BwrapProvider implements SandboxProvider {
     return this.#helper;
   }
 
-  #image(spec: SandboxSpec): ImageLayout {
-    const layers = [...(spec.layers ?? [])].reverse();
-    for (const layer of layers) checkLayerPath(layer);
-    const image = bwrapImageRef(spec.image ?? 'host');
+  protected imageRef(image: string): BwrapImageRef {
+    const ref = imageRefOn(image, {
+      backend: 'bwrap',
+      kinds: ['host', 'dir', 'debian'],
+      usage: 'host, debian, debian:<profile> or dir:/path/to/rootfs',
+    });
+    if (ref.kind === 'dir') {
+      checkLayerPath(ref.path);
+      if (!existsSync(ref.path))
+        throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${ref.path}`);
+    }
+    return ref;
+  }
+
+  /** The overlay's layers must fit its mount options. */
+  protected override checkLayer(path: string): void {
+    checkLayerPath(path);
+  }
+
+  #layout(image: BwrapImageRef, layers: readonly string[]): ImageLayout {
+    const above = [...layers].reverse();
     switch (image.kind) {
       case 'host': {
         const host = prepareHostImage();
-        return { lowers: [...layers, host.lower], binds: host.binds };
+        return { lowers: [...above, host.lower], binds: host.binds };
       }
       case 'dir':
-        return { lowers: [...layers, image.path], binds: [] };
+        return { lowers: [...above, image.path], binds: [] };
       case 'debian': {
         // A built Debian root (never built here: that takes a minute), its /usr read-only as on the host.
         const debian = builtDebianImage(image.profile);
         return {
-          lowers: [...layers, debian.rootfs],
+          lowers: [...above, debian.rootfs],
           binds: [{ source: join(debian.rootfs, 'usr'), target: '/usr' }],
         };
       }
     }
   }
 
-  async create(spec: SandboxSpec = {}): Promise<Sandbox> {
-    if (spec.network !== undefined && spec.network !== 'none') {
-      throw new SandboxError(
-        'SANDBOX_INVALID_SPEC',
-        `network "${spec.network}" is not supported: sandboxes have no network`,
-      );
-    }
-    const layout = this.#image(spec);
+  protected async open(spec: OpenSpec<BwrapImageRef>): Promise<BwrapSandbox> {
+    const layout = this.#layout(spec.image, spec.layers);
     const helper = await this.#startHelper();
-    const limits = { ...DEFAULT_LIMITS, ...spec.limits };
     const id = newSandboxId();
-    const cgroup = Cgroup.create(`${this.#owner}.${id}`, limits);
+    const cgroup = Cgroup.create(`${this.#owner}.${id}`, spec.limits);
     if (!cgroup && !warnedNoCgroups) {
       warnedNoCgroups = true;
       const support = detectCgroups();
@@ -103,42 +111,23 @@ export class BwrapProvider implements SandboxProvider {
           'memory falls back to an address-space rlimit, and process counts and CPU are not limited',
       );
     }
-    const cwd = spec.cwd ?? '/';
-    if (!isAbsolute(cwd))
-      throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
-    let created: BwrapSandbox | undefined;
-    const sandbox = await BwrapSandbox.create(id, {
+    return BwrapSandbox.create(id, {
+      ...spec,
       helper,
       dir: join(runtimeDir(), this.#owner, id),
       lowers: layout.lowers,
       binds: layout.binds,
-      limits,
       cgroup,
-      env: spec.env ?? {},
-      cwd,
-      timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       label: `${this.#owner}.${id}${spec.label ? `.${spec.label}` : ''}`,
-      onClose: () => {
-        if (created) this.#sandboxes.delete(created);
-      },
     });
-    created = sandbox;
-    this.#sandboxes.add(sandbox);
-    return sandbox;
   }
 
   check(): Promise<ProviderCheck> {
     return checkBwrap();
   }
 
-  /** Number of open sandboxes. */
-  get size(): number {
-    return this.#sandboxes.size;
-  }
-
   async close(): Promise<void> {
-    await Promise.all([...this.#sandboxes].map((sandbox) => sandbox.close()));
+    await this.closeSandboxes();
     const helper = this.#helper;
     this.#helper = undefined;
     this.#helperInstance = undefined;
@@ -148,7 +137,7 @@ export class BwrapProvider implements SandboxProvider {
   }
 
   #closeSync(): void {
-    for (const sandbox of this.#sandboxes) sandbox.closeSync();
+    this.closeSandboxesSync();
     this.#helperInstance?.killSync();
   }
 }
@@ -160,21 +149,6 @@ function removeEmptyDir(path: string): void {
   } catch {
     // Not empty (another provider of this process has sandboxes) or already gone.
   }
-}
-
-/** The parsed image name on the bwrap backend, or a one-line SandboxError naming what it takes. */
-function bwrapImageRef(image: string) {
-  const ref = imageRefOn(image, {
-    backend: 'bwrap',
-    kinds: ['host', 'dir', 'debian'],
-    usage: 'host, debian, debian:<profile> or dir:/path/to/rootfs',
-  });
-  if (ref.kind === 'dir') {
-    checkLayerPath(ref.path);
-    if (!existsSync(ref.path))
-      throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${ref.path}`);
-  }
-  return ref;
 }
 
 function checkLayerPath(path: string): void {
