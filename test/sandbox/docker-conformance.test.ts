@@ -5,7 +5,7 @@ import { diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
 import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
 import { parseImageRef } from '../../src/sandbox/image-ref.js';
-import { ensureDebianImage } from '../../src/sandbox/images/debian-image.js';
+import { ensureDebianImage } from '../../src/sandbox/images/ensure-debian-image.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
 import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
 import { dockerResidue } from './docker-residue.js';

@@ -1,5 +1,5 @@
 import { parseImageRef } from '../image-ref.js';
-import { debianImageKey } from './debian-image.js';
+import { debianImageKey } from './debian-recipe.js';
 import { rootProfile } from './image-profiles.js';
 
 /**
