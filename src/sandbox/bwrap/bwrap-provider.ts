@@ -98,11 +98,16 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
     }
   }
 
-  protected async open(spec: OpenSpec<BwrapImageRef>): Promise<BwrapSandbox> {
-    const layout = this.#layout(spec.image, spec.layers);
+  protected async open({
+    image,
+    layers,
+    label,
+    ...settings
+  }: OpenSpec<BwrapImageRef>): Promise<BwrapSandbox> {
+    const layout = this.#layout(image, layers);
     const helper = await this.#startHelper();
     const id = newSandboxId();
-    const cgroup = Cgroup.create(`${this.#owner}.${id}`, spec.limits);
+    const cgroup = Cgroup.create(`${this.#owner}.${id}`, settings.limits);
     if (!cgroup && !warnedNoCgroups) {
       warnedNoCgroups = true;
       const support = detectCgroups();
@@ -112,13 +117,13 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
       );
     }
     return BwrapSandbox.create(id, {
-      ...spec,
+      ...settings,
       helper,
       dir: join(runtimeDir(), this.#owner, id),
       lowers: layout.lowers,
       binds: layout.binds,
       cgroup,
-      label: `${this.#owner}.${id}${spec.label ? `.${spec.label}` : ''}`,
+      label: `${this.#owner}.${id}${label ? `.${label}` : ''}`,
     });
   }
 

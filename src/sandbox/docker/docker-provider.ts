@@ -90,20 +90,25 @@ export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> 
     return dockerImageRef(image);
   }
 
-  protected async open(spec: OpenSpec<DockerImageRef>): Promise<DockerSandbox> {
+  protected async open({
+    image: ref,
+    layers,
+    label,
+    ...settings
+  }: OpenSpec<DockerImageRef>): Promise<DockerSandbox> {
     const { diskQuota } = await this.#start();
-    const base = await resolveDockerImage(this.#docker, spec.image);
-    const image = await layeredImage(this.#docker, base, spec.layers, this.#owner);
+    const base = await resolveDockerImage(this.#docker, ref);
+    const image = await layeredImage(this.#docker, base, layers, this.#owner);
     const id = randomBytes(6).toString('hex');
     return DockerSandbox.create(id, {
-      ...spec,
+      ...settings,
       docker: this.#docker,
       image,
       labels: {
         ...this.labels,
         [LABEL.sandbox]: id,
         [LABEL.role]: 'sandbox',
-        ...(spec.label ? { [LABEL.label]: spec.label } : {}),
+        ...(label ? { [LABEL.label]: label } : {}),
       },
       diskQuota,
       pristine: () => this.#pristineOf(image),
