@@ -1,5 +1,6 @@
 export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
+export * from './image-ref.js';
 export * from './images/index.js';
 export * from './output-buffer.js';
 export * from './provider-registry.js';

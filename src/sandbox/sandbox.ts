@@ -31,7 +31,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** What to create. */
 export interface SandboxSpec {
-  /** Image name (`host`, `debian`, …) or a root file system directory (`dir:/path`). */
+  /** Image name (`host`, `debian`, `debian:<profile>`, `dir:/path`, `docker:<name>`); default: the provider's `defaultImage`. */
   readonly image?: string;
   /** Extra read-only layers on top of the image, lowest first (e.g. a task's prepared file system). */
   readonly layers?: readonly string[];
@@ -155,14 +155,16 @@ export interface ProviderCheck {
 
 export interface SandboxProvider {
   readonly id: string;
-  /** The image of a sandbox whose spec names none: each backend owns its default (bwrap `host`, docker `debian`). */
+  /** The image of a spec that names none: what this backend runs out of the box (bwrap `host`, docker `debian`). */
   readonly defaultImage: string;
+  create(spec?: SandboxSpec): Promise<Sandbox>;
   /**
-   * Throws a one-line SandboxError (`SANDBOX_INVALID_SPEC`) for an image name this backend cannot
-   * run, without starting anything (so a command rejects a bad `--image` before any work).
+   * Checks an image name up front, without creating, building or fetching anything: throws a
+   * one-line SandboxError (`SANDBOX_INVALID_SPEC`) naming the images this backend takes when it
+   * cannot run `image` (another backend's form, an unknown Debian profile, a missing directory).
+   * Whether a Debian image is built yet is for `create` to say.
    */
   checkImage(image: string): void;
-  create(spec?: SandboxSpec): Promise<Sandbox>;
   check(): Promise<ProviderCheck>;
   /** Closes every sandbox of this provider and its helpers. */
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { execCases } from './cases/exec.js';
 import { fileCases } from './cases/files.js';
+import { imageCases } from './cases/images.js';
 import { isolationCases } from './cases/isolation.js';
 import { lifecycleCases } from './cases/lifecycle.js';
 import { outputCases } from './cases/output.js';
@@ -20,8 +21,8 @@ import {
 
 /**
  * Registers the sandbox conformance suite: the cases every `SandboxProvider` must pass (sessions,
- * exec, output limits, time limits, resource limits, isolation from the host, files, reset and
- * diff, scale, and clean-up). Call it at the top level of a Vitest test file.
+ * exec, output limits, time limits, resource limits, isolation from the host, files, images, reset
+ * and diff, scale, and clean-up). Call it at the top level of a Vitest test file.
  */
 export function describeSandboxConformance(
   name: string,
@@ -57,6 +58,7 @@ export function describeSandboxConformance(
       resourceCases(it, context);
       isolationCases(it);
       fileCases(it);
+      imageCases(it, context);
       resetDiffCases(it, context);
       scaleCases(it, context);
     });

@@ -4,7 +4,8 @@ import { currentOwner } from '../../src/core/host/owner.js';
 import { diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
 import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
-import { debianProfileOf, ensureDebianImage } from '../../src/sandbox/images/debian-image.js';
+import { parseImageRef } from '../../src/sandbox/image-ref.js';
+import { ensureDebianImage } from '../../src/sandbox/images/ensure-debian-image.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
 import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
 import { dockerResidue } from './docker-residue.js';
@@ -20,8 +21,8 @@ if (reason) {
 } else {
   // Docker limits a container's writable layer only on some storage drivers (overlay2 on XFS with
   // pquota, btrfs, zfs); elsewhere the disk case is skipped, and `intercode doctor` says so.
-  const profile = debianProfileOf(image);
-  if (profile !== null) await ensureDebianImage(profile);
+  const ref = parseImageRef(image);
+  if (ref?.kind === 'debian') await ensureDebianImage(ref.profile);
   const diskQuota = await diskQuotaSupported(dockerClient());
   if (!diskQuota) {
     describe('sandbox conformance: docker', () => {

@@ -1,5 +1,5 @@
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
-import { LABEL } from '../../src/sandbox/docker/docker-sandbox.js';
+import { LABEL } from '../../src/sandbox/docker/docker-container.js';
 import type { HostResidue } from '../../src/testkit/index.js';
 
 /**

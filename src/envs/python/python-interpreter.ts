@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxError } from '../../core/errors.js';
+import { programSource } from '../../sandbox/program-source.js';
 import type { Sandbox, SandboxProcess } from '../../sandbox/sandbox.js';
-import { PYTHON_DRIVER_SOURCE } from './python-driver-source.js';
+
+/** The driver's program (`python-driver.py`, whose header documents both of its protocols). */
+const pythonDriverSource = programSource(new URL('./python-driver.py', import.meta.url));
 
 /** What one piece of code did, as the driver reports it. */
 export interface CodeResult {
@@ -67,7 +70,7 @@ export class InterpreterLost extends Error {
 }
 
 /**
- * The host side of the Python driver (see `python-driver-source.ts`): one process in a sandbox,
+ * The host side of the Python driver (see `python-driver.py`): one process in a sandbox,
  * one request at a time, answers matched by their per-process nonce and length.
  */
 export class PythonInterpreter {
@@ -104,7 +107,7 @@ export class PythonInterpreter {
       '-I',
       '-B',
       '-c',
-      PYTHON_DRIVER_SOURCE,
+      pythonDriverSource(),
       config,
     ]);
     const interpreter = new PythonInterpreter(process);

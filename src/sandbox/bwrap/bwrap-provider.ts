@@ -4,23 +4,19 @@ import { SandboxError } from '../../core/errors.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
 import { reapStaleRuntimeDirs, runtimeDir } from '../../core/host/runtime-dir.js';
+import { BaseProvider, type OpenSpec } from '../base-provider.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
-import { checkImageName } from '../check-image-name.js';
 import { hostPython } from '../host-python.js';
-import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
+import { type ImageRef, imageRefOn } from '../image-ref.js';
+import { builtDebianImage } from '../images/debian-image.js';
 import { prepareHostImage } from '../images/host-image.js';
 import { MountHelper } from '../overlay/mount-helper.js';
-import {
-  DEFAULT_LIMITS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  type ProviderCheck,
-  type Sandbox,
-  type SandboxProvider,
-  type SandboxSpec,
-} from '../sandbox.js';
+import type { ProviderCheck } from '../sandbox.js';
 import { checkBwrap } from './bwrap-check.js';
 import { BwrapSandbox, type BwrapSandboxConfig, newSandboxId } from './bwrap-sandbox.js';
+
+/** An image name the bwrap backend runs. */
+export type BwrapImageRef = Extract<ImageRef, { kind: 'host' | 'dir' | 'debian' }>;
 
 interface ImageLayout {
   readonly lowers: readonly string[];
@@ -33,17 +29,18 @@ let warnedNoCgroups = false;
  * The default sandbox provider on Linux: bubblewrap on a per-sandbox overlay (tmpfs upper layer
  * over read-only image layers), no network, no capabilities, cgroup limits and rlimits.
  */
-export class BwrapProvider implements SandboxProvider {
+export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
   readonly id = 'bwrap';
+  /** The host's own /usr with a synthetic /etc: nothing to build. */
   readonly defaultImage = 'host';
   #helper: Promise<MountHelper> | undefined;
   #helperInstance: MountHelper | undefined;
-  readonly #sandboxes = new Set<BwrapSandbox>();
   readonly #owner = currentOwner();
   #untrack: (() => void) | undefined;
   readonly #warn: (message: string) => void;
 
   constructor(options: { warn?: (message: string) => void } = {}) {
+    super();
     this.#warn = options.warn ?? ((message) => process.emitWarning(message, 'IntercodeSandboxWarning'));
   }
 
@@ -62,52 +59,55 @@ export class BwrapProvider implements SandboxProvider {
     return this.#helper;
   }
 
-  checkImage(image: string): void {
-    checkImageName(image, 'bwrap', ['host', 'dir', 'debian']);
+  protected imageRef(image: string): BwrapImageRef {
+    const ref = imageRefOn(image, {
+      backend: 'bwrap',
+      kinds: ['host', 'dir', 'debian'],
+      usage: 'host, debian, debian:<profile> or dir:/path/to/rootfs',
+    });
+    if (ref.kind === 'dir') {
+      checkLayerPath(ref.path);
+      if (!existsSync(ref.path))
+        throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${ref.path}`);
+    }
+    return ref;
   }
 
-  #image(spec: SandboxSpec): ImageLayout {
-    const image = spec.image ?? this.defaultImage;
-    const layers = [...(spec.layers ?? [])].reverse();
-    for (const layer of layers) checkLayerPath(layer);
-    if (image === 'host') {
-      const host = prepareHostImage();
-      return { lowers: [...layers, host.lower], binds: host.binds };
-    }
-    if (image.startsWith('dir:')) {
-      const path = image.slice(4);
-      checkLayerPath(path);
-      if (!existsSync(path))
-        throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${path}`);
-      return { lowers: [...layers, path], binds: [] };
-    }
-    const profile = debianProfileOf(image);
-    if (profile !== null) {
-      // A built Debian root (never built here: that takes a minute), its /usr read-only as on the host.
-      const debian = builtDebianImage(profile);
-      return {
-        lowers: [...layers, debian.rootfs],
-        binds: [{ source: join(debian.rootfs, 'usr'), target: '/usr' }],
-      };
-    }
-    throw new SandboxError(
-      'SANDBOX_INVALID_SPEC',
-      `unknown image "${image}" (known: host, debian, debian:<profile>, dir:/path/to/rootfs)`,
-    );
+  /** The overlay's layers must fit its mount options. */
+  protected override checkLayer(path: string): void {
+    checkLayerPath(path);
   }
 
-  async create(spec: SandboxSpec = {}): Promise<Sandbox> {
-    if (spec.network !== undefined && spec.network !== 'none') {
-      throw new SandboxError(
-        'SANDBOX_INVALID_SPEC',
-        `network "${spec.network}" is not supported: sandboxes have no network`,
-      );
+  #layout(image: BwrapImageRef, layers: readonly string[]): ImageLayout {
+    const above = [...layers].reverse();
+    switch (image.kind) {
+      case 'host': {
+        const host = prepareHostImage();
+        return { lowers: [...above, host.lower], binds: host.binds };
+      }
+      case 'dir':
+        return { lowers: [...above, image.path], binds: [] };
+      case 'debian': {
+        // A built Debian root (never built here: that takes a minute), its /usr read-only as on the host.
+        const debian = builtDebianImage(image.profile);
+        return {
+          lowers: [...above, debian.rootfs],
+          binds: [{ source: join(debian.rootfs, 'usr'), target: '/usr' }],
+        };
+      }
     }
-    const layout = this.#image(spec);
+  }
+
+  protected async open({
+    image,
+    layers,
+    label,
+    ...settings
+  }: OpenSpec<BwrapImageRef>): Promise<BwrapSandbox> {
+    const layout = this.#layout(image, layers);
     const helper = await this.#startHelper();
-    const limits = { ...DEFAULT_LIMITS, ...spec.limits };
     const id = newSandboxId();
-    const cgroup = Cgroup.create(`${this.#owner}.${id}`, limits);
+    const cgroup = Cgroup.create(`${this.#owner}.${id}`, settings.limits);
     if (!cgroup && !warnedNoCgroups) {
       warnedNoCgroups = true;
       const support = detectCgroups();
@@ -116,42 +116,23 @@ export class BwrapProvider implements SandboxProvider {
           'memory falls back to an address-space rlimit, and process counts and CPU are not limited',
       );
     }
-    const cwd = spec.cwd ?? '/';
-    if (!isAbsolute(cwd))
-      throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
-    let created: BwrapSandbox | undefined;
-    const sandbox = await BwrapSandbox.create(id, {
+    return BwrapSandbox.create(id, {
+      ...settings,
       helper,
       dir: join(runtimeDir(), this.#owner, id),
       lowers: layout.lowers,
       binds: layout.binds,
-      limits,
       cgroup,
-      env: spec.env ?? {},
-      cwd,
-      timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-      label: `${this.#owner}.${id}${spec.label ? `.${spec.label}` : ''}`,
-      onClose: () => {
-        if (created) this.#sandboxes.delete(created);
-      },
+      label: `${this.#owner}.${id}${label ? `.${label}` : ''}`,
     });
-    created = sandbox;
-    this.#sandboxes.add(sandbox);
-    return sandbox;
   }
 
   check(): Promise<ProviderCheck> {
     return checkBwrap();
   }
 
-  /** Number of open sandboxes. */
-  get size(): number {
-    return this.#sandboxes.size;
-  }
-
   async close(): Promise<void> {
-    await Promise.all([...this.#sandboxes].map((sandbox) => sandbox.close()));
+    await this.closeSandboxes();
     const helper = this.#helper;
     this.#helper = undefined;
     this.#helperInstance = undefined;
@@ -161,7 +142,7 @@ export class BwrapProvider implements SandboxProvider {
   }
 
   #closeSync(): void {
-    for (const sandbox of this.#sandboxes) sandbox.closeSync();
+    this.closeSandboxesSync();
     this.#helperInstance?.killSync();
   }
 }

@@ -2,68 +2,43 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
+import {
+  BaseSandbox,
+  type CommandRun,
+  type CommandRunOptions,
+  endWithin,
+  MAX_READ_BYTES,
+  SANDBOX_BASE_ENV,
+  type SandboxSettings,
+  type ShellStart,
+} from '../base-sandbox.js';
 import type { Cgroup } from '../cgroups.js';
 import { OutputBuffer } from '../output-buffer.js';
 import type { MountHelper } from '../overlay/mount-helper.js';
-import { PersistentShell } from '../persistent-shell.js';
-import type {
-  ExecOptions,
-  ExecResult,
-  FileChange,
-  Sandbox,
-  SandboxLimits,
-  SandboxProcess,
-  SandboxStats,
-  ShellSession,
-} from '../sandbox.js';
+import type { PersistentShell } from '../persistent-shell.js';
+import type { ExecOptions, FileChange, SandboxProcess, SandboxStats } from '../sandbox.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
-export interface BwrapSandboxConfig {
+export interface BwrapSandboxConfig extends SandboxSettings {
   readonly helper: MountHelper;
   readonly dir: string;
   /** Read-only layers, top first. */
   readonly lowers: readonly string[];
   /** Host directories bound read-only: at the same path, or `{ source, target }`. */
   readonly binds: readonly (string | { readonly source: string; readonly target: string })[];
-  readonly limits: SandboxLimits;
   readonly cgroup: Cgroup | null;
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd: string;
-  readonly timeoutMs: number;
-  readonly maxOutputBytes: number;
   readonly label: string;
-  readonly onClose: () => void;
 }
 
-const BASE_ENV: Record<string, string> = {
-  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-  HOME: '/root',
-  USER: 'root',
-  LOGNAME: 'root',
-  HOSTNAME: 'sandbox',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  SHELL: '/bin/bash',
-};
-
-/** Files larger than this are not read back through `readFile`. */
-const MAX_READ_BYTES = 256 * 1024 * 1024;
-
-export class BwrapSandbox implements Sandbox {
-  readonly id: string;
+export class BwrapSandbox extends BaseSandbox {
   readonly provider = 'bwrap';
   readonly #config: BwrapSandboxConfig;
-  #main: PersistentShell | undefined;
-  readonly #sessions = new Set<PersistentShell>();
   readonly #boxes = new Set<BoxProcess>();
-  #closed = false;
-  /** The cgroup and runtime directory are gone (closeSync only kills: close() still removes them). */
-  #released = false;
 
   private constructor(id: string, config: BwrapSandboxConfig) {
-    this.id = id;
+    super(id, config);
     this.#config = config;
   }
 
@@ -72,7 +47,7 @@ export class BwrapSandbox implements Sandbox {
     mkdirSync(config.dir, { recursive: true });
     try {
       await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes);
-      sandbox.#main = await sandbox.#openSession();
+      await sandbox.startMainSession();
     } catch (error) {
       await sandbox.close();
       throw error;
@@ -92,7 +67,7 @@ export class BwrapSandbox implements Sandbox {
     if (!root) args.push('--unshare-user');
     args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox');
     args.push('--clearenv');
-    for (const [name, value] of Object.entries({ ...BASE_ENV, ...this.#config.env, ...env })) {
+    for (const [name, value] of Object.entries({ ...SANDBOX_BASE_ENV, ...this.#config.env, ...env })) {
       args.push('--setenv', name, value);
     }
     args.push('--chdir', cwd);
@@ -118,8 +93,7 @@ export class BwrapSandbox implements Sandbox {
     env: Readonly<Record<string, string>> = {},
     handshake = false,
   ): Promise<BoxProcess> {
-    if (this.#closed)
-      return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    if (this.closed) return Promise.reject(this.closedError());
     return startBox({
       helperPid: this.#config.helper.pid,
       userNamespace: this.#config.helper.userNamespace,
@@ -135,26 +109,16 @@ export class BwrapSandbox implements Sandbox {
     });
   }
 
-  async #openSession(): Promise<PersistentShell> {
-    const session = await PersistentShell.open({
+  protected shellStart(): ShellStart {
+    return {
       launch: async (onData) =>
         bwrapShellProcess(await this.#launch(['bash', '--norc', '--noprofile'], this.#config.cwd), onData),
       prelude: this.#prelude(),
-      cwd: this.#config.cwd,
-      timeoutMs: this.#config.timeoutMs,
-      maxOutputBytes: this.#config.maxOutputBytes,
-    });
-    this.#sessions.add(session);
-    return session;
+    };
   }
 
-  session(): ShellSession {
-    if (!this.#main || this.#closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
-    return this.#main;
-  }
-
-  openSession(): Promise<ShellSession> {
-    return this.#openSession();
+  protected execScript(): string {
+    return `${this.#prelude()}; eval "$1" 2>&1`;
   }
 
   async spawn(
@@ -178,16 +142,7 @@ export class BwrapSandbox implements Sandbox {
   }
 
   /** Runs a command in its own process tree and collects raw bytes. */
-  async #run(
-    command: readonly string[],
-    options: ExecOptions & { mergeStderr: boolean; maxBytes: number },
-  ): Promise<{
-    stdout: OutputBuffer;
-    stderr: string;
-    exitCode: number;
-    timedOut: boolean;
-    durationMs: number;
-  }> {
+  protected async runCommand(command: readonly string[], options: CommandRunOptions): Promise<CommandRun> {
     const started = performance.now();
     // A command that runs on its own (no shell reading stdin) waits for the go signal, so that it
     // never starts once its owner is gone.
@@ -200,73 +155,32 @@ export class BwrapSandbox implements Sandbox {
       else stderr = (stderr + chunk.toString()).slice(-4000);
     });
     box.stdin.end(options.stdin ?? '');
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      box.kill();
-    }, options.timeoutMs ?? this.#config.timeoutMs);
-    const exitCode = await box.exited;
-    clearTimeout(timer);
+    const { exitCode, timedOut } = await endWithin(box, options.timeoutMs ?? this.#config.timeoutMs);
     // Let the last buffered bytes of the pipes arrive.
     await Promise.all([closed(box.stdout), closed(box.stderr)]);
-    return { stdout, stderr, exitCode, timedOut, durationMs: performance.now() - started };
-  }
-
-  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    const script = `${this.#prelude()}; eval "$1" 2>&1`;
-    const result = await this.#run(
-      ['bash', '--norc', '--noprofile', '-c', script, 'intercode-exec', command],
-      {
-        ...options,
-        mergeStderr: true,
-        maxBytes: options.maxOutputBytes ?? this.#config.maxOutputBytes,
-      },
-    );
-    const { text, truncated } = result.stdout.result();
-    return {
-      output: text,
-      exitCode: result.timedOut ? null : result.exitCode,
-      timedOut: result.timedOut,
-      durationMs: result.durationMs,
-      ...(truncated ? { truncated } : {}),
-    };
+    const durationMs = performance.now() - started;
+    return { output: stdout, exitCode, timedOut, durationMs, complaint: () => stderr.trim() };
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    const result = await this.#run(['cat', '--', path], {
+    const result = await this.runCommand(['cat', '--', path], {
       mergeStderr: false,
       maxBytes: 2 * (MAX_READ_BYTES + 1),
     });
     if (result.exitCode !== 0 || result.timedOut) {
       throw new SandboxError(
         'SANDBOX_IO',
-        `cannot read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
+        `cannot read ${path}: ${result.complaint() || `exit ${result.exitCode}`}`,
       );
     }
-    if (result.stdout.totalBytes > MAX_READ_BYTES) {
+    if (result.output.totalBytes > MAX_READ_BYTES) {
       throw new SandboxError('SANDBOX_IO', `cannot read ${path}: larger than ${MAX_READ_BYTES} bytes`);
     }
-    return result.stdout.bytes();
+    return result.output.bytes();
   }
 
-  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    const script = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"';
-    const result = await this.#run(['bash', '--norc', '--noprofile', '-c', script, 'intercode-write', path], {
-      stdin: data,
-      mergeStderr: false,
-      maxBytes: 4096,
-    });
-    if (result.exitCode !== 0 || result.timedOut) {
-      throw new SandboxError(
-        'SANDBOX_IO',
-        `cannot write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      );
-    }
-  }
-
-  async #killAll(keep?: PersistentShell): Promise<void> {
-    const sessions = [...this.#sessions].filter((session) => session !== keep);
-    for (const session of sessions) this.#sessions.delete(session);
+  /** Ends the given shells and every other process of the sandbox. */
+  async #killAll(sessions: readonly PersistentShell[]): Promise<void> {
     await Promise.all(sessions.map((session) => session.close()));
     const boxes = [...this.#boxes];
     for (const box of boxes) box.kill();
@@ -274,29 +188,23 @@ export class BwrapSandbox implements Sandbox {
     this.#config.cgroup?.killAll();
   }
 
-  async reset(): Promise<void> {
-    if (this.#closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
-    const main = this.#main!;
-    await main.restart(async () => {
-      await this.#killAll(main);
-      await this.#config.helper.remount(this.#config.dir, this.#config.lowers, this.#config.limits.diskBytes);
-    });
+  protected async renew(sessions: readonly PersistentShell[]): Promise<void> {
+    await this.#killAll(sessions);
+    await this.#config.helper.remount(this.#config.dir, this.#config.lowers, this.#config.limits.diskBytes);
   }
 
   diff(): Promise<FileChange[]> {
-    if (this.#closed)
-      return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    if (this.closed) return Promise.reject(this.closedError());
     return this.#config.helper.diff(this.#config.dir, this.#config.lowers);
   }
 
   digest(paths: readonly string[]): Promise<Record<string, string | null>> {
-    if (this.#closed)
-      return Promise.reject(new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`));
+    if (this.closed) return Promise.reject(this.closedError());
     return this.#config.helper.digest(this.#config.dir, paths);
   }
 
   async snapshot(directory: string): Promise<void> {
-    if (this.#closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
+    if (this.closed) throw this.closedError();
     await this.#config.helper.snapshot(this.#config.dir, directory);
   }
 
@@ -326,11 +234,8 @@ export class BwrapSandbox implements Sandbox {
     return all;
   }
 
-  async close(): Promise<void> {
-    if (this.#released) return;
-    this.#closed = true;
-    this.#released = true;
-    await this.#killAll();
+  protected async release(sessions: readonly PersistentShell[]): Promise<void> {
+    await this.#killAll(sessions);
     await this.#config.cgroup?.remove();
     try {
       if (this.#config.helper.alive) await this.#config.helper.umount(this.#config.dir);
@@ -338,12 +243,9 @@ export class BwrapSandbox implements Sandbox {
       // The mounts die with the helper's namespace in any case.
     }
     rmSync(this.#config.dir, { recursive: true, force: true });
-    this.#config.onClose();
   }
 
-  closeSync(): void {
-    this.#closed = true;
-    for (const session of this.#sessions) session.killSync();
+  protected dropSync(): void {
     for (const box of this.#boxes) box.kill();
     this.#config.cgroup?.removeSync();
   }

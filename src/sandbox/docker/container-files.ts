@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
+import { MAX_READ_BYTES } from '../base-sandbox.js';
 import type { FileChange } from '../sandbox.js';
 import { type TarEntry, tarEntries } from './tar-entries.js';
 
@@ -78,6 +80,57 @@ export async function readArchive(container: Docker.Container, path: string): Pr
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   return tarEntries(Buffer.concat(chunks));
+}
+
+/** The content of a file in `container`, following symbolic links (`Sandbox.readFile`). */
+export async function readContainerFile(container: Docker.Container, path: string): Promise<Uint8Array> {
+  let current = posix.resolve('/', path);
+  for (let hops = 0; hops < 40; hops += 1) {
+    const stat = await statPath(container, current);
+    if (!stat) throw new SandboxError('SANDBOX_IO', `cannot read ${path}: No such file or directory`);
+    if (stat.type === 'symlink') {
+      current = posix.resolve(posix.dirname(current), stat.linkTarget);
+      continue;
+    }
+    if (stat.type !== 'file') throw new SandboxError('SANDBOX_IO', `cannot read ${path}: not a regular file`);
+    if (stat.size > MAX_READ_BYTES) {
+      throw new SandboxError('SANDBOX_IO', `cannot read ${path}: larger than ${MAX_READ_BYTES} bytes`);
+    }
+    const entries = await readArchive(container, current);
+    const entry = entries?.[0];
+    if (entry?.type !== 'file') {
+      throw new SandboxError('SANDBOX_IO', `cannot read ${path}: No such file or directory`);
+    }
+    return new Uint8Array(entry.content);
+  }
+  throw new SandboxError('SANDBOX_IO', `cannot read ${path}: too many levels of symbolic links`);
+}
+
+/** Content digests of paths in `container`, as `Sandbox.digest` gives them (see `digestEntries`). */
+export async function digestContainerPaths(
+  container: Docker.Container,
+  paths: readonly string[],
+): Promise<Record<string, string | null>> {
+  const linkCache = new Map<string, Promise<boolean>>();
+  const isLink = (path: string) => {
+    let known = linkCache.get(path);
+    if (!known) {
+      known = statPath(container, path).then((stat) => stat?.type === 'symlink');
+      linkCache.set(path, known);
+    }
+    return known;
+  };
+  const values = await pool(paths, 8, async (path): Promise<string | null> => {
+    const absolute = posix.resolve('/', path);
+    // Like bwrap: a path reached through a symbolic link in a parent folder does not exist.
+    const parts = absolute.split('/').filter(Boolean);
+    for (let i = 1; i < parts.length; i += 1) {
+      if (await isLink(`/${parts.slice(0, i).join('/')}`)) return null;
+    }
+    const entries = await readArchive(container, absolute);
+    return entries ? digestEntries(entries) : null;
+  });
+  return Object.fromEntries(paths.map((path, index) => [path, values[index] ?? null]));
 }
 
 export function ioFailure(error: unknown, what: string): SandboxError {

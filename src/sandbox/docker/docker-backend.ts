@@ -1,5 +1,5 @@
-import { checkImageName } from '../check-image-name.js';
 import type { ProviderCheck, Sandbox, SandboxProvider, SandboxSpec } from '../sandbox.js';
+import { DOCKER_DEFAULT_IMAGE, dockerImageRef } from './docker-image-ref.js';
 import type { DockerProvider } from './docker-provider.js';
 
 /**
@@ -8,16 +8,17 @@ import type { DockerProvider } from './docker-provider.js';
  */
 export class DockerBackend implements SandboxProvider {
   readonly id = 'docker';
-  readonly defaultImage = 'debian';
-
-  checkImage(image: string): void {
-    checkImageName(image, 'docker', ['debian', 'docker']);
-  }
+  readonly defaultImage = DOCKER_DEFAULT_IMAGE;
   #provider: Promise<DockerProvider> | undefined;
 
   #load(): Promise<DockerProvider> {
     this.#provider ??= import('./docker-provider.js').then((module) => new module.DockerProvider());
     return this.#provider;
+  }
+
+  /** Checked without loading the Docker client or reaching the daemon. */
+  checkImage(image: string): void {
+    dockerImageRef(image);
   }
 
   async create(spec?: SandboxSpec): Promise<Sandbox> {

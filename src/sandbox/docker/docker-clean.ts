@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { isOwnerAlive } from '../../core/host/owner.js';
 import { dockerClient } from './docker-client.js';
-import { LABEL } from './docker-sandbox.js';
+import { LABEL } from './docker-container.js';
 
 /** Containers of intercode on this daemon, with their owner label. */
 async function intercodeContainers(docker: Docker): Promise<Docker.ContainerInfo[]> {

@@ -5,8 +5,10 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { hostPython } from '../host-python.js';
-import { builtDebianImage, debianProfileOf } from '../images/debian-image.js';
-import { containerSpec, LABEL, startContainer } from './docker-sandbox.js';
+import { builtDebianImage } from '../images/debian-image.js';
+import { programSource } from '../program-source.js';
+import { containerSpec, LABEL, startContainer } from './docker-container.js';
+import type { DockerImageRef } from './docker-image-ref.js';
 import { dockerFailure, SupervisedExec } from './supervised-exec.js';
 
 /** Repository of the images this provider imports or builds. */
@@ -24,13 +26,13 @@ async function imageExists(docker: Docker, name: string): Promise<string | null>
 const importing = new Map<string, Promise<string>>();
 
 /**
- * The Docker image of a sandbox image name: `debian` / `debian:<profile>` is the project's Debian
- * root (built when missing), imported once as `intercode/<profile>:<key>`; `docker:<name>` is an
- * image already in the daemon, used as it is. Returns the image id.
+ * The Docker image of a sandbox image: `debian` / `debian:<profile>` is the project's Debian root
+ * (never built here), imported once as `intercode/<profile>:<key>`; `docker:<name>` is an image
+ * already in the daemon, used as it is. Returns the image id.
  */
-export async function resolveDockerImage(docker: Docker, image: string): Promise<string> {
-  if (image.startsWith('docker:')) {
-    const name = image.slice('docker:'.length);
+export async function resolveDockerImage(docker: Docker, image: DockerImageRef): Promise<string> {
+  if (image.kind === 'docker') {
+    const { name } = image;
     const id = await imageExists(docker, name);
     if (!id) {
       throw new SandboxError(
@@ -40,15 +42,8 @@ export async function resolveDockerImage(docker: Docker, image: string): Promise
     }
     return id;
   }
-  const profile = debianProfileOf(image);
-  if (profile === null) {
-    throw new SandboxError(
-      'SANDBOX_INVALID_SPEC',
-      `image "${image}" is not available on the docker backend (known: debian, debian:<profile>, docker:<image>)`,
-    );
-  }
   // As on bwrap, a sandbox never builds an image (a minute or more): `intercode image build` does.
-  const built = builtDebianImage(profile);
+  const built = builtDebianImage(image.profile);
   const tag = `${REPOSITORY}/${built.profile}:${built.key}`;
   let pending = importing.get(tag);
   if (!pending) {
@@ -91,31 +86,14 @@ interface LayerContents {
   readonly entries: string[];
 }
 
-const LAYER_SCAN = `
-import json, os, stat, sys
-root = sys.argv[1]
-out = {'whiteouts': [], 'opaque': [], 'entries': []}
-for d, dirs, files in os.walk(root):
-    rel = os.path.relpath(d, root)
-    for name in sorted(dirs + files):
-        p = os.path.join(d, name)
-        r = os.path.normpath(os.path.join(rel, name))
-        st = os.lstat(p)
-        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
-            out['whiteouts'].append('/' + r)
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            try:
-                if os.getxattr(p, 'trusted.overlay.opaque', follow_symlinks=False) == b'y':
-                    out['opaque'].append('/' + r)
-            except OSError:
-                pass
-        out['entries'].append('./' + r)
-json.dump(out, sys.stdout)
-`;
+/** The program that lists a layer directory's whiteouts, opaque folders and entries (`layer-scan.py`). */
+const layerScanSource = programSource(new URL('./layer-scan.py', import.meta.url));
 
 function scanLayer(layer: string): LayerContents {
-  const result = spawnSync(hostPython(), ['-c', LAYER_SCAN, layer], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const result = spawnSync(hostPython(), ['-c', layerScanSource(), layer], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (result.status !== 0) {
     throw new SandboxError('SANDBOX_IO', `cannot read layer ${layer}: ${result.stderr.trim()}`);
   }

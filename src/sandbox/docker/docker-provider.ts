@@ -1,25 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isAbsolute } from 'node:path';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { currentOwner } from '../../core/host/owner.js';
-import { checkImageName } from '../check-image-name.js';
-import {
-  DEFAULT_LIMITS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  type ProviderCheck,
-  type Sandbox,
-  type SandboxProvider,
-  type SandboxSpec,
-} from '../sandbox.js';
+import { BaseProvider, type OpenSpec } from '../base-provider.js';
+import { DEFAULT_LIMITS, type ProviderCheck } from '../sandbox.js';
 import { checkDocker, diskQuotaSupported } from './docker-check.js';
 import { reapDeadOwners } from './docker-clean.js';
 import { dockerClient } from './docker-client.js';
+import { containerSpec, LABEL } from './docker-container.js';
+import { DOCKER_DEFAULT_IMAGE, type DockerImageRef, dockerImageRef } from './docker-image-ref.js';
 import { layeredImage, resolveDockerImage } from './docker-images.js';
-import { containerSpec, DockerSandbox, LABEL } from './docker-sandbox.js';
+import { DockerSandbox } from './docker-sandbox.js';
 import { LocalLayerDiff } from './local-layer-diff.js';
 import { dockerFailure } from './supervised-exec.js';
 
@@ -27,16 +20,11 @@ import { dockerFailure } from './supervised-exec.js';
  * Sandboxes as Docker containers over the Engine API: no network, no capabilities, memory, process
  * and CPU limits from the daemon, a persistent shell over an attached exec, reset by a new container.
  */
-export class DockerProvider implements SandboxProvider {
+export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> {
   readonly id = 'docker';
-  readonly defaultImage = 'debian';
-
-  checkImage(image: string): void {
-    checkImageName(image, 'docker', ['debian', 'docker']);
-  }
+  readonly defaultImage = DOCKER_DEFAULT_IMAGE;
   readonly #docker: Docker;
   readonly #owner = currentOwner();
-  readonly #sandboxes = new Set<DockerSandbox>();
   /** Never-started containers per image: what diff() compares against. */
   readonly #pristine = new Map<string, Promise<Docker.Container>>();
   readonly #localDiff = new LocalLayerDiff(this.#owner);
@@ -44,6 +32,7 @@ export class DockerProvider implements SandboxProvider {
   #untrack: (() => void) | undefined;
 
   constructor(options: { docker?: Docker } = {}) {
+    super();
     this.#docker = options.docker ?? dockerClient();
   }
 
@@ -97,69 +86,44 @@ export class DockerProvider implements SandboxProvider {
     return pending;
   }
 
-  async create(spec: SandboxSpec = {}): Promise<Sandbox> {
-    if (spec.network !== undefined && spec.network !== 'none') {
-      throw new SandboxError(
-        'SANDBOX_INVALID_SPEC',
-        `network "${spec.network}" is not supported: sandboxes have no network`,
-      );
-    }
-    const cwd = spec.cwd ?? '/';
-    if (!isAbsolute(cwd))
-      throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
-    for (const layer of spec.layers ?? []) {
-      if (!isAbsolute(layer)) {
-        throw new SandboxError(
-          'SANDBOX_INVALID_SPEC',
-          `layer path must be absolute: ${JSON.stringify(layer)}`,
-        );
-      }
-    }
+  protected imageRef(image: string): DockerImageRef {
+    return dockerImageRef(image);
+  }
+
+  protected async open({
+    image: ref,
+    layers,
+    label,
+    ...settings
+  }: OpenSpec<DockerImageRef>): Promise<DockerSandbox> {
     const { diskQuota } = await this.#start();
-    const base = await resolveDockerImage(this.#docker, spec.image ?? this.defaultImage);
-    const image = await layeredImage(this.#docker, base, spec.layers ?? [], this.#owner);
-    const limits = { ...DEFAULT_LIMITS, ...spec.limits };
+    const base = await resolveDockerImage(this.#docker, ref);
+    const image = await layeredImage(this.#docker, base, layers, this.#owner);
     const id = randomBytes(6).toString('hex');
-    let created: DockerSandbox | undefined;
-    const sandbox = await DockerSandbox.create(id, {
+    return DockerSandbox.create(id, {
+      ...settings,
       docker: this.#docker,
       image,
-      limits,
-      env: spec.env ?? {},
-      cwd,
-      timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       labels: {
         ...this.labels,
         [LABEL.sandbox]: id,
         [LABEL.role]: 'sandbox',
-        ...(spec.label ? { [LABEL.label]: spec.label } : {}),
+        ...(label ? { [LABEL.label]: label } : {}),
       },
       diskQuota,
       pristine: () => this.#pristineOf(image),
       ...(process.env.INTERCODE_DOCKER_API_DIFF
         ? {}
         : { localDiff: (container) => this.#localDiff.diff(container) }),
-      onClose: () => {
-        if (created) this.#sandboxes.delete(created);
-      },
     });
-    created = sandbox;
-    this.#sandboxes.add(sandbox);
-    return sandbox;
   }
 
   check(): Promise<ProviderCheck> {
     return checkDocker(this.#docker);
   }
 
-  /** Number of open sandboxes. */
-  get size(): number {
-    return this.#sandboxes.size;
-  }
-
   async close(): Promise<void> {
-    await Promise.all([...this.#sandboxes].map((sandbox) => sandbox.close()));
+    await this.closeSandboxes();
     const pristine = [...this.#pristine.values()];
     this.#pristine.clear();
     await Promise.all(
@@ -175,7 +139,7 @@ export class DockerProvider implements SandboxProvider {
   }
 
   #closeSync(): void {
-    for (const sandbox of this.#sandboxes) sandbox.closeSync();
+    this.closeSandboxesSync();
     this.#localDiff.killSync();
   }
 }

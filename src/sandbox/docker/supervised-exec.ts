@@ -1,9 +1,15 @@
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
-import { SUPERVISOR_SOURCE } from './supervisor-source.js';
+import { programSource } from '../program-source.js';
 
-/** Frame types of the supervisor protocol (see `SUPERVISOR_SOURCE`). */
+/**
+ * The supervisor of every command in a Docker sandbox (`supervisor.pl`, whose header documents the
+ * frames); perl-base is Essential, so every Debian root has Perl.
+ */
+const supervisorSource = programSource(new URL('./supervisor.pl', import.meta.url));
+
+/** Frame types of the supervisor protocol (see `supervisor.pl`). */
 type FrameType = 'G' | 'D' | 'E' | 'K';
 
 function frame(type: FrameType, payload: Uint8Array = new Uint8Array(0)): Buffer {
@@ -85,7 +91,7 @@ export class SupervisedExec {
         Cmd: [
           'perl',
           '-e',
-          SUPERVISOR_SOURCE,
+          supervisorSource(),
           '--',
           options.onStderr ? 'split' : 'merge',
           ...options.command,

@@ -1,4 +1,5 @@
-import { debianImageKey, debianProfileOf } from './debian-image.js';
+import { parseImageRef } from '../image-ref.js';
+import { debianImageKey } from './debian-recipe.js';
 import { rootProfile } from './image-profiles.js';
 
 /**
@@ -7,7 +8,7 @@ import { rootProfile } from './image-profiles.js';
  * its image changes. Other names (`host`, `dir:/path`) are their own identity.
  */
 export function imageIdentity(image: string): string {
-  const profile = debianProfileOf(image);
-  if (profile === null) return image;
-  return `debian:${profile}@${debianImageKey(rootProfile(profile))}`;
+  const ref = parseImageRef(image);
+  if (ref?.kind !== 'debian') return image;
+  return `debian:${ref.profile}@${debianImageKey(rootProfile(ref.profile))}`;
 }

@@ -1,8 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { SandboxError } from '../../core/errors.js';
+import { programSource } from '../program-source.js';
 import type { FileChange } from '../sandbox.js';
-import { MOUNT_HELPER_SOURCE } from './mount-helper-source.js';
+
+/** The helper's program (`mount-helper.py`, whose header documents the protocol). */
+const mountHelperSource = programSource(new URL('./mount-helper.py', import.meta.url));
 
 interface Pending {
   resolve(value: Record<string, unknown>): void;
@@ -48,7 +51,7 @@ export class MountHelper {
   static async start(python: string): Promise<MountHelper> {
     const root = process.getuid?.() === 0;
     const args = root
-      ? ['--mount', '--propagation', 'private', '--', python, '-c', MOUNT_HELPER_SOURCE]
+      ? ['--mount', '--propagation', 'private', '--', python, '-c', mountHelperSource()]
       : [
           '--user',
           '--map-root-user',
@@ -58,7 +61,7 @@ export class MountHelper {
           '--',
           python,
           '-c',
-          MOUNT_HELPER_SOURCE,
+          mountHelperSource(),
         ];
     const child = spawn('unshare', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {

@@ -16,7 +16,6 @@ import {
   DEBIAN_SUITE,
   debianImageKey,
   debianImageStatus,
-  debianProfileOf,
   ensureDebianImage,
   imageIdentity,
   imageProfiles,
@@ -93,13 +92,6 @@ describe('image keys', () => {
 });
 
 describe('image names and profiles', () => {
-  it('maps debian and debian:<profile> to profiles, other names to null', () => {
-    expect(debianProfileOf('debian')).toBe('bash');
-    expect(debianProfileOf('debian:ctf')).toBe('ctf');
-    expect(debianProfileOf('host')).toBeNull();
-    expect(debianProfileOf('dir:/x')).toBeNull();
-  });
-
   it('rejects unknown profiles with the known ones, and layer profiles with how to use them', async () => {
     expect(() => rootProfile('nope')).toThrow(
       /unknown image profile "nope" \(known: bash, python, ctf, nl2bash-fs1/,

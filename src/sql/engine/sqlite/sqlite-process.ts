@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { trackForExit } from '../../../core/host/exit-cleanup.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import type { SqliteChildReply, SqliteChildRequest } from './sqlite-child-protocol.js';
-import { SQLITE_CHILD_SOURCE } from './sqlite-child-source.js';
 
 /** The process ended while requests were waiting (killed, crashed, out of memory). */
 export class SqliteProcessExit extends Error {}
@@ -30,6 +31,28 @@ function betterSqlitePath(): string {
     }
   }
   return modulePath;
+}
+
+let childSource: string | undefined;
+
+/**
+ * The program of a session process (`sqlite-child.cjs` beside this module, in src/ and dist/ alike;
+ * its header says what it does), read once: it is run as `node -e <source>`.
+ */
+function sqliteChildSource(): string {
+  if (childSource === undefined) {
+    const url = new URL('./sqlite-child.cjs', import.meta.url);
+    try {
+      childSource = readFileSync(url, 'utf8');
+    } catch (cause) {
+      throw new SqlEngineError(
+        'SQL_ENGINE_UNAVAILABLE',
+        `the SQLite session program ${fileURLToPath(url)} is missing: reinstall intercode (in a clone: npm run build)`,
+        { cause },
+      );
+    }
+  }
+  return childSource;
 }
 
 /**
@@ -74,7 +97,7 @@ export class SqliteProcess {
     const heapMb = Math.max(64, Math.ceil(limits.memoryBytes / 2 ** 20));
     const child = spawn(
       process.execPath,
-      [`--max-old-space-size=${heapMb}`, '-e', SQLITE_CHILD_SOURCE, config],
+      [`--max-old-space-size=${heapMb}`, '-e', sqliteChildSource(), config],
       {
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'advanced',

@@ -1,32 +1,33 @@
-/**
- * Source of the Python driver: the program that runs inside a sandbox as
- * `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
- *
- * Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
- * workers: the agent's interpreter (fresh globals after every reset), a throw-away copy of it for
- * the tests of a submission, or a throw-away fresh interpreter for the gold solution. User code only
- * ever runs in a worker.
- *
- * Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
- * /dev/null): the host first writes a random nonce line, then both sides exchange frames
- * `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}`, `{"op":"ping"}`,
- * `{"op":"run","target":"agent"|"copy"|"fresh","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`;
- * a run answers `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`.
- *
- * Worker protocol: a private socket pair (fd 1002) with 4-byte length-prefixed JSON; the worker's
- * fd 1 and 2 are restored to private pipes (fds 1003/1004) before every code, so nothing user code
- * does to sys.stdout, fd 1 or fd 2 can reach the host channel; the driver reads the pipes, keeps at
- * most `cap` bytes (head and tail) and strips them as upstream did. A timeout first interrupts the
- * code (KeyboardInterrupt, state kept) and kills every other process the driver started; if the code does
- * not stop within the grace period, the worker is killed and a fresh one started (`restarted`).
- *
- * Safety: the driver makes itself a child subreaper (what its workers start stays its descendant,
- * even after a double fork or a new session) and only ever kills its own descendants, so processes
- * of the sandbox it did not start (a Docker container's shell sessions and the supervisor that
- * started the driver) live on. It still refuses to run unless the host says it is contained and it
- * sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's).
- */
-export const PYTHON_DRIVER_SOURCE = String.raw`
+# The Python driver: the program that runs inside a sandbox as
+# `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
+# The host reads this file once and sends it as that argument (python-driver-source.ts).
+#
+# Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
+# workers: the agent's interpreter (fresh globals after every reset), a throw-away copy of it for
+# the tests of a submission, or a throw-away fresh interpreter for the gold solution. User code only
+# ever runs in a worker.
+#
+# Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
+# /dev/null): the host first writes a random nonce line, then both sides exchange frames
+# `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}`, `{"op":"ping"}`,
+# `{"op":"run","target":"agent"|"copy"|"fresh","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`;
+# a run answers `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`.
+#
+# Worker protocol: a private socket pair (fd 1002) with 4-byte length-prefixed JSON; the worker's
+# fd 1 and 2 are restored to private pipes (fds 1003/1004) before every code, so nothing user code
+# does to sys.stdout, fd 1 or fd 2 can reach the host channel; the driver reads the pipes, keeps at
+# most `cap` bytes (head and tail) and strips them as upstream did. A timeout first interrupts the
+# code (KeyboardInterrupt, state kept) and kills every other process the driver started; if the code does
+# not stop within the grace period, the worker is killed and a fresh one started (`restarted`).
+#
+# Safety: the driver makes itself a child subreaper (what its workers start stays its descendant,
+# even after a double fork or a new session) and only ever kills its own descendants, so processes
+# of the sandbox it did not start (a Docker container's shell sessions and the supervisor that
+# started the driver) live on. It still refuses to run unless the host says it is contained and it
+# sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's).
+#
+# Never run it on the host: it is meant for a sandbox's own pid namespace.
+
 import ast, builtins, io, json, os, select, signal, socket, struct, sys, time
 
 # Modules user code often imports: loaded once here, so a worker forked from this process finds
@@ -700,4 +701,3 @@ def main():
 
 
 main()
-`;

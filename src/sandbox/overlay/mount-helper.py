@@ -1,13 +1,11 @@
-/**
- * Source of the mount helper: a small Python program that lives in a private mount namespace
- * (started through `unshare --mount`) and performs the mount system calls for every sandbox of
- * one provider. Mounts made there never appear on the host and vanish when the helper exits,
- * which it does as soon as its parent goes away (end of stdin, or the parent-death signal).
- *
- * Protocol: one JSON request per line on stdin, one JSON reply per line on stdout:
- * `{"id":1,"op":"mount","dir":"…","lowers":["…"],"sizeBytes":123}` → `{"id":1,"ok":true,…}`.
- */
-export const MOUNT_HELPER_SOURCE = String.raw`
+# The mount helper: a small Python program that lives in a private mount namespace (started as
+# `unshare --mount -- python3 -c <source>` by mount-helper.ts) and performs the mount system calls
+# for every sandbox of one provider. Mounts made there never appear on the host and vanish when the
+# helper exits, which it does as soon as its parent goes away (end of stdin, or the parent-death signal).
+#
+# Protocol: one JSON request per line on stdin, one JSON reply per line on stdout:
+# `{"id":1,"op":"mount","dir":"…","lowers":["…"],"sizeBytes":123}` → `{"id":1,"ok":true,…}`.
+
 import ctypes, json, os, signal, stat, sys
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -253,4 +251,3 @@ for line in sys.stdin:
 for d in list(mounted):
     try: umount_box(d)
     except OSError: pass
-`;

@@ -1,38 +1,16 @@
-/**
- * Perl programs that run inside Docker sandboxes (perl-base is part of every Debian root: it is
- * Essential). Docker has no way to kill one `exec` and everything it started, and no pid namespace
- * per command; these two programs give both without any capability.
- */
+# The supervisor of one command in a Docker sandbox (run as `perl -e <source> -- merge|split <command…>`).
+# Docker has no way to kill one `exec` and everything it started, and no pid namespace per command;
+# this program gives both without any capability. It runs the command as a child subreaper: whatever
+# the command starts, even in a new session or after its parent died, stays a descendant, so the
+# whole tree can be killed.
+#
+# Standard input carries frames: one type byte, a 4-byte big-endian length, the payload.
+# `G` starts the command (nothing runs before it), `D` is data for the command's standard input,
+# `E` closes that input, `K` kills the tree. End-of-file (the owner closed the connection or died)
+# also kills the tree. The first argument is `merge` (the command's stderr goes to the exec's stdout,
+# in order) or `split`; the rest is the command. When the command ends, what it left running is
+# killed too, and the exit status is the command's (128+N for signal N).
 
-/**
- * The container's first process. It reads its standard input, which the owner keeps attached for
- * the sandbox's whole life, and reaps orphans. When the owner goes away (closes the attachment or
- * dies), it reads end-of-file and exits, and the kernel ends every process of the container.
- */
-export const KEEPER_SOURCE = `
-use POSIX ();
-$SIG{CHLD} = sub { 1 while waitpid(-1, POSIX::WNOHANG()) > 0 };
-while (1) {
-  my $n = sysread(STDIN, my $chunk, 4096);
-  if (defined $n) { last if $n == 0; next }
-  next if $!{EINTR};
-  last;
-}
-exit 0;
-`;
-
-/**
- * Runs one command (its arguments) as a child subreaper: whatever the command starts, even in a
- * new session or after its parent died, stays a descendant, so the whole tree can be killed.
- *
- * Standard input carries frames: one type byte, a 4-byte big-endian length, the payload.
- * `G` starts the command (nothing runs before it), `D` is data for the command's standard input,
- * `E` closes that input, `K` kills the tree. End-of-file (the owner closed the connection or died)
- * also kills the tree. The first argument is `merge` (the command's stderr goes to the exec's stdout,
- * in order) or `split`; the rest is the command. When the command
- * ends, what it left running is killed too, and the exit status is the command's (128+N for signal N).
- */
-export const SUPERVISOR_SOURCE = String.raw`
 use strict;
 use POSIX ();
 use Fcntl ();
@@ -139,4 +117,3 @@ while (1) {
 }
 my $code = POSIX::WIFSIGNALED($status) ? 128 + POSIX::WTERMSIG($status) : POSIX::WEXITSTATUS($status);
 finish($code);
-`;

@@ -1,21 +1,19 @@
-/**
- * The program of a SQLite session process (plain CommonJS, run with `node -e`, so that it works the
- * same from the TypeScript sources under test and from the built package). It holds the pristine
- * database image in memory and a writable in-memory copy of it (`new Database(buffer)`), and answers
- * the messages of `SqliteChildRequest` over the IPC channel (V8 serialisation, so `bigint` and
- * `Buffer` values cross intact).
- *
- * Why a process and not a worker thread: better-sqlite3 is synchronous and has no interrupt, and a
- * worker stuck in `sqlite3_step` cannot be terminated (`worker.terminate()` waits for JavaScript to
- * run again, which never happens for `WITH RECURSIVE … SELECT count(*)`); a process can be killed.
- *
- * argv[1] is a JSON object: `{ modulePath, memoryBytes }`. A watchdog thread (it runs while the
- * main thread is stuck inside a query) kills the process when its parent dies, and when its resident
- * memory passes `memoryBytes`, writing `intercode-sqlite: memory limit exceeded` to stderr first.
- * SQLite's own heap limit cannot serve: better-sqlite3 is built without memory statistics
- * (`SQLITE_DEFAULT_MEMSTATUS=0`), which `PRAGMA hard_heap_limit` needs.
- */
-export const SQLITE_CHILD_SOURCE = String.raw`
+// The program of a SQLite session process (plain CommonJS, run with `node -e <source> <config>`,
+// so that it works the same from the TypeScript sources under test and from the built package). It
+// holds the pristine database image in memory and a writable in-memory copy of it
+// (`new Database(buffer)`), and answers the messages of `SqliteChildRequest` over the IPC channel
+// (V8 serialisation, so `bigint` and `Buffer` values cross intact).
+//
+// Why a process and not a worker thread: better-sqlite3 is synchronous and has no interrupt, and a
+// worker stuck in `sqlite3_step` cannot be terminated (`worker.terminate()` waits for JavaScript to
+// run again, which never happens for `WITH RECURSIVE … SELECT count(*)`); a process can be killed.
+//
+// argv[1] is a JSON object: `{ modulePath, memoryBytes }`. A watchdog thread (it runs while the
+// main thread is stuck inside a query) kills the process when its parent dies, and when its resident
+// memory passes `memoryBytes`, writing `intercode-sqlite: memory limit exceeded` to stderr first.
+// SQLite's own heap limit cannot serve: better-sqlite3 is built without memory statistics
+// (`SQLITE_DEFAULT_MEMSTATUS=0`), which `PRAGMA hard_heap_limit` needs.
+
 'use strict';
 const { readFileSync } = require('node:fs');
 const { Worker } = require('node:worker_threads');
@@ -54,6 +52,7 @@ function open() {
 
 function failure(error) {
   const message = error && typeof error.message === 'string' ? error.message : String(error);
+  // biome-ignore lint/complexity/useOptionalChain: a falsy thrown value (0, '') is reported as itself, not undefined.
   const code = error && typeof error.code === 'string' ? error.code : error && error.name;
   return { kind: 'error', message, code };
 }
@@ -113,7 +112,7 @@ function handle(message) {
     case 'replay':
       return replay(message.statements);
     default:
-      return { kind: 'error', message: 'unknown request ' + message.op };
+      return { kind: 'error', message: `unknown request ${message.op}` };
   }
 }
 
@@ -129,4 +128,3 @@ process.on('message', (message) => {
 });
 process.on('disconnect', () => process.exit(0));
 process.send({ id: 0, kind: 'ok' });
-`;
