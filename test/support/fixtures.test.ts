@@ -62,29 +62,29 @@ describe('test fixtures', () => {
 });
 
 describe('skipIfMissing', () => {
-  /** A stand-in for the test context: records the note it was skipped with. */
-  const context = () => {
+  /** A stand-in for `context.skip`: records the note it was called with. */
+  const skipper = () => {
     const skipped: string[] = [];
-    const skip = (note?: string | boolean): never => {
+    const skip = (note?: string): never => {
       skipped.push(String(note));
       throw new Error('skipped');
     };
-    return { skipped, stand: { skip } as Parameters<typeof skipIfMissing>[0] };
+    return { skipped, skip };
   };
 
   test('does nothing when nothing is missing', () => {
-    const { skipped, stand } = context();
-    skipIfMissing(stand, null);
+    const { skipped, skip } = skipper();
+    skipIfMissing(skip, null);
     expect(skipped).toEqual([]);
   });
 
   test('skips with the reason, or under INTERCODE_REQUIRE_ALL fails naming it', ({ setEnv }) => {
     setEnv(REQUIRE_ALL, undefined);
-    const { skipped, stand } = context();
-    expect(() => skipIfMissing(stand, 'no frobnicator here')).toThrow('skipped');
+    const { skipped, skip } = skipper();
+    expect(() => skipIfMissing(skip, 'no frobnicator here')).toThrow('skipped');
     expect(skipped).toEqual(['no frobnicator here']);
     setEnv(REQUIRE_ALL, '1');
-    expect(() => skipIfMissing(stand, 'no frobnicator here')).toThrow(
+    expect(() => skipIfMissing(skip, 'no frobnicator here')).toThrow(
       /^no frobnicator here \(INTERCODE_REQUIRE_ALL is set/,
     );
     expect(skipped).toHaveLength(1);
@@ -93,9 +93,16 @@ describe('skipIfMissing', () => {
   test('lets INTERCODE_REQUIRE_DOCKER fail the docker tests alone', ({ setEnv }) => {
     setEnv(REQUIRE_ALL, undefined);
     setEnv('INTERCODE_REQUIRE_DOCKER', '1');
-    const { skipped, stand } = context();
-    expect(() => skipIfMissing(stand, 'no daemon', 'docker')).toThrow(/^no daemon \(/);
-    expect(() => skipIfMissing(stand, 'no server')).toThrow('skipped');
+    const { skipped, skip } = skipper();
+    expect(() => skipIfMissing(skip, 'no daemon', 'docker')).toThrow(/^no daemon \(/);
+    expect(() => skipIfMissing(skip, 'no server')).toThrow('skipped');
     expect(skipped).toEqual(['no server']);
+  });
+
+  test('is the needs fixture of a test (here under INTERCODE_REQUIRE_ALL)', ({ needs, setEnv }) => {
+    setEnv(REQUIRE_ALL, '1');
+    needs(null);
+    needs(undefined);
+    expect(() => needs('no frobnicator here')).toThrow(/^no frobnicator here \(INTERCODE_REQUIRE_ALL/);
   });
 });

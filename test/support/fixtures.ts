@@ -3,6 +3,7 @@ import { CliRunner } from './cli-runner.js';
 import { EnvVars } from './env-vars.js';
 import { MIRROR } from './project.js';
 import { closeServer, type ServedFolder, serveFolder } from './serve-folder.js';
+import { skipIfMissing } from './skip-if-missing.js';
 import { TempDirs } from './temp-dirs.js';
 
 // Vitest's `test` with fixtures that own what a test uses and undo it afterwards, also when the test
@@ -55,6 +56,16 @@ export const test = base
     onCleanup(() => vars.restore());
     return (name: string, value: string | undefined): void => vars.set(name, value);
   })
+  /**
+   * Skips the test when a component it needs is missing (`missing` says why, as the functions of
+   * missing-components.ts do), or under INTERCODE_REQUIRE_ALL fails it.
+   */
+  .extend(
+    'needs',
+    ({ skip }) =>
+      (missing: string | null | undefined, component?: 'docker'): void =>
+        skipIfMissing(skip, missing, component),
+  )
   /** Serves a folder over HTTP on 127.0.0.1 until the test ends. */
   .extend('serve', ({}, { onCleanup }) => {
     const served: ServedFolder[] = [];

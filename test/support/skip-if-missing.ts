@@ -18,24 +18,17 @@ function failure(missing: string): Error {
   return new Error(`${missing} (${REQUIRE_ALL} is set: every component must be there, nothing is skipped)`);
 }
 
-/** The part of Vitest's test context that skips the running test. */
-interface Skippable {
-  skip(note?: string): never;
-  skip(condition: boolean, note?: string): void;
-}
+/** Vitest's `skip` of the running test (`context.skip`). */
+type Skip = (note?: string) => never;
 
 /**
  * Skips the running test when `missing` (why it cannot run here) is set, saying why; under
  * INTERCODE_REQUIRE_ALL fails it instead. Does nothing when `missing` is null or undefined.
  */
-export function skipIfMissing(
-  context: Skippable,
-  missing: string | null | undefined,
-  component?: 'docker',
-): void {
+export function skipIfMissing(skip: Skip, missing: string | null | undefined, component?: 'docker'): void {
   if (!missing) return;
   if (missingFails(component)) throw failure(missing);
-  context.skip(missing);
+  skip(missing);
 }
 
 /**
