@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DatasetError } from '../../src/core/errors.js';
 import { Registry } from '../../src/core/registry.js';
 import type { Dataset } from '../../src/core/task.js';
@@ -12,7 +12,9 @@ import {
 import type { DatasetSpec } from '../../src/datasets/dataset-spec.js';
 import { datasetStatus } from '../../src/datasets/dataset-status.js';
 import { resolveDataset } from '../../src/datasets/resolve-dataset.js';
-import { cleanup, filesUnder, MIRROR, tempDir } from './mirror-fixture.js';
+import { it } from '../support/fixtures.js';
+import { filesUnder } from '../support/mirror-files.js';
+import { MIRROR } from '../support/project.js';
 
 /** Task counts as documented (reference/intercode-semantics.md §6 and the mirror's README). */
 const DOCUMENTED: Record<string, number> = {
@@ -28,8 +30,6 @@ const DOCUMENTED: Record<string, number> = {
   'ctf/picoctf': 100,
 };
 
-const made: string[] = [];
-const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
 const registry = createDatasetRegistry();
 const loaded = new Map<string, Dataset>();
 
@@ -54,18 +54,9 @@ async function failure(promise: Promise<unknown>): Promise<DatasetError> {
   return error as DatasetError;
 }
 
-beforeAll(() => {
-  process.env.INTERCODE_CACHE_DIR = tempDir('cache', made);
-  process.env.INTERCODE_DATA_MIRROR = MIRROR;
-});
-
-afterAll(() => {
-  cleanup(made);
-  if (saved.cache === undefined) delete process.env.INTERCODE_CACHE_DIR;
-  else process.env.INTERCODE_CACHE_DIR = saved.cache;
-  if (saved.mirror === undefined) delete process.env.INTERCODE_DATA_MIRROR;
-  else process.env.INTERCODE_DATA_MIRROR = saved.mirror;
-});
+// The file's own cache (INTERCODE_CACHE_DIR) and the local mirror (INTERCODE_DATA_MIRROR) for
+// everything below.
+it.beforeAll(({ cache: _cache, mirror: _mirror }) => {});
 
 describe('dataset registry', () => {
   it('registers the ids of DESIGN §6 explicitly, with env, description, count and files', () => {
@@ -184,10 +175,9 @@ describe('dataset registry', () => {
     );
   });
 
-  it('loads demo/bash from the package, with no download', async () => {
-    process.env.INTERCODE_DATA_MIRROR = join(tempDir('empty-mirror', made), 'nothing');
+  it('loads demo/bash from the package, with no download', async ({ setEnv, tempDir }) => {
+    setEnv('INTERCODE_DATA_MIRROR', join(tempDir('empty-mirror'), 'nothing'));
     const demo = await resolveDataset('demo/bash', { env: 'bash' });
-    process.env.INTERCODE_DATA_MIRROR = MIRROR;
     expect(demo.tasks.length).toBeGreaterThanOrEqual(20);
     expect(demo.tasks).toHaveLength(registry.get('demo/bash').taskCount);
     expect(new Set(demo.tasks.map((task) => task.group))).toEqual(

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DatasetError } from '../../src/core/errors.js';
 import {
   ensureUpstreamFile,
@@ -13,7 +12,10 @@ import {
 import { fetchUpstreamFiles } from '../../src/datasets/fetch-upstream-files.js';
 import { upstreamFile } from '../../src/datasets/upstream-files.js';
 import { UPSTREAM_COMMIT } from '../../src/datasets/upstream-manifest.js';
-import { cleanup, copyMirrorSubset, filesUnder, MIRROR, serveFolder, tempDir } from './mirror-fixture.js';
+import { it } from '../support/fixtures.js';
+import { copyMirrorSubset, filesUnder } from '../support/mirror-files.js';
+import { MIRROR } from '../support/project.js';
+import { closeServer } from '../support/serve-folder.js';
 
 const FS1 = [
   'data/nl2bash/nl2bash_fs_1.json',
@@ -22,10 +24,7 @@ const FS1 = [
 ];
 const JSON_FS1 = FS1[0]!;
 
-const made: string[] = [];
-const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
 let cache = '';
-let servers: Server[] = [];
 
 function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -41,23 +40,11 @@ async function failure(promise: Promise<unknown>): Promise<DatasetError> {
   return error as DatasetError;
 }
 
-beforeEach(() => {
-  cache = tempDir('cache', made);
-  process.env.INTERCODE_CACHE_DIR = cache;
-  process.env.INTERCODE_DATA_MIRROR = MIRROR;
-});
-
-afterEach(async () => {
-  for (const server of servers) await new Promise((done) => server.close(done));
-  servers = [];
-  cleanup(made);
-  for (const [key, value] of [
-    ['INTERCODE_CACHE_DIR', saved.cache],
-    ['INTERCODE_DATA_MIRROR', saved.mirror],
-  ] as const) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+// Every test starts with an empty cache of its own and the local mirror, both put back after it.
+it.beforeEach(({ setEnv, tempDir }) => {
+  cache = tempDir('cache');
+  setEnv('INTERCODE_CACHE_DIR', cache);
+  setEnv('INTERCODE_DATA_MIRROR', MIRROR);
 });
 
 describe('fetchUpstreamFile', () => {
@@ -73,10 +60,9 @@ describe('fetchUpstreamFile', () => {
     expect(filesUnder(cache).filter((path) => !path.includes('builtin'))).toHaveLength(3);
   });
 
-  it('downloads from an http mirror and verifies what it got', async () => {
-    const { url, requests, server } = await serveFolder(MIRROR);
-    servers.push(server);
-    process.env.INTERCODE_DATA_MIRROR = `${url}/`;
+  it('downloads from an http mirror and verifies what it got', async ({ serve, setEnv }) => {
+    const { url, requests } = await serve(MIRROR);
+    setEnv('INTERCODE_DATA_MIRROR', `${url}/`);
     const first = await ensureUpstreamFile('data/ctf/task_assets/71/Forensics is fun.pptm');
     expect(first.fetched).toBe(true);
     expect(first.from).toBe(`mirror ${url}`);
@@ -86,13 +72,16 @@ describe('fetchUpstreamFile', () => {
     expect(requests).toHaveLength(1);
   });
 
-  it('reports a corrupt mirror file in one line and leaves nothing in the cache', async () => {
-    const mirror = copyMirrorSubset(tempDir('mirror', made), FS1);
+  it('reports a corrupt mirror file in one line and leaves nothing in the cache', async ({
+    setEnv,
+    tempDir,
+  }) => {
+    const mirror = copyMirrorSubset(tempDir('mirror'), FS1);
     const bytes = readFileSync(join(mirror, JSON_FS1));
     bytes[100] = (bytes[100] ?? 0) ^ 0xff;
     writeFileSync(join(mirror, JSON_FS1), bytes);
     truncateSync(join(mirror, FS1[1]!), 100);
-    process.env.INTERCODE_DATA_MIRROR = mirror;
+    setEnv('INTERCODE_DATA_MIRROR', mirror);
 
     const corrupt = await failure(fetchUpstreamFile(JSON_FS1));
     expect(corrupt.code).toBe('DATASET_DOWNLOAD');
@@ -104,21 +93,20 @@ describe('fetchUpstreamFile', () => {
     expect(isUpstreamFileCached(JSON_FS1)).toBe(false);
   });
 
-  it('refuses an http download that is longer than the pinned size', async () => {
-    const mirror = copyMirrorSubset(tempDir('mirror', made), [JSON_FS1]);
+  it('refuses an http download that is longer than the pinned size', async ({ serve, setEnv, tempDir }) => {
+    const mirror = copyMirrorSubset(tempDir('mirror'), [JSON_FS1]);
     writeFileSync(
       join(mirror, JSON_FS1),
       Buffer.concat([readFileSync(join(mirror, JSON_FS1)), Buffer.from('junk')]),
     );
-    const { url, server } = await serveFolder(mirror);
-    servers.push(server);
-    process.env.INTERCODE_DATA_MIRROR = url;
+    const { url } = await serve(mirror);
+    setEnv('INTERCODE_DATA_MIRROR', url);
     const error = await failure(fetchUpstreamFile(JSON_FS1));
     expect(error.message).toMatch(/nl2bash_fs_1\.json from mirror http:.* more than the pinned 13588 bytes/);
     expect(filesUnder(cache)).toEqual([]);
   });
 
-  it('detects a truncated or altered cached file and fetches it again', async () => {
+  it('detects a truncated or altered cached file and fetches it again', async ({ setEnv, tempDir }) => {
     const path = await fetchUpstreamFile(JSON_FS1);
     truncateSync(path, 1000);
     expect(isUpstreamFileCached(JSON_FS1)).toBe(false);
@@ -127,7 +115,7 @@ describe('fetchUpstreamFile', () => {
     expect(sha256(path)).toBe(upstreamFile(JSON_FS1)!.sha256);
 
     // Same size, other bytes, in a cache this process has not verified yet.
-    process.env.INTERCODE_CACHE_DIR = tempDir('cache', made);
+    setEnv('INTERCODE_CACHE_DIR', tempDir('cache'));
     const target = upstreamCachePath(JSON_FS1);
     mkdirSync(join(target, '..'), { recursive: true });
     writeFileSync(target, Buffer.alloc(upstreamFile(JSON_FS1)!.size, 0x20));
@@ -136,24 +124,27 @@ describe('fetchUpstreamFile', () => {
     expect(sha256(target)).toBe(upstreamFile(JSON_FS1)!.sha256);
   });
 
-  it('says in one line which file a directory or http mirror does not have', async () => {
-    const mirror = copyMirrorSubset(tempDir('mirror', made), [FS1[2]!]);
-    process.env.INTERCODE_DATA_MIRROR = mirror;
+  it('says in one line which file a directory or http mirror does not have', async ({
+    serve,
+    setEnv,
+    tempDir,
+  }) => {
+    const mirror = copyMirrorSubset(tempDir('mirror'), [FS1[2]!]);
+    setEnv('INTERCODE_DATA_MIRROR', mirror);
     const fromDir = await failure(fetchUpstreamFile(JSON_FS1));
     expect(fromDir.message).toBe(`mirror ${mirror} has no ${JSON_FS1}`);
 
-    const { url, server } = await serveFolder(mirror);
-    servers.push(server);
-    process.env.INTERCODE_DATA_MIRROR = url;
+    const { url } = await serve(mirror);
+    setEnv('INTERCODE_DATA_MIRROR', url);
     const fromHttp = await failure(fetchUpstreamFile(JSON_FS1));
     expect(fromHttp.message).toMatch(new RegExp(`^mirror ${url} has no ${JSON_FS1} \\(HTTP 404`));
     expect(filesUnder(cache)).toEqual([]);
   });
 
-  it('names the address when an http mirror cannot be reached', async () => {
-    const { url, server } = await serveFolder(MIRROR);
-    await new Promise((done) => server.close(done));
-    process.env.INTERCODE_DATA_MIRROR = url;
+  it('names the address when an http mirror cannot be reached', async ({ serve, setEnv }) => {
+    const { url, server } = await serve(MIRROR);
+    await closeServer(server);
+    setEnv('INTERCODE_DATA_MIRROR', url);
     const error = await failure(fetchUpstreamFile(JSON_FS1));
     expect(error.message).toBe(`could not download ${JSON_FS1} from ${url}/${JSON_FS1}: ECONNREFUSED`);
   });

@@ -1,15 +1,28 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DatasetError } from '../../src/core/errors.js';
 import { resolveDataset } from '../../src/datasets/resolve-dataset.js';
 import { loadTaskFile } from '../../src/datasets/task-file.js';
-import { cleanup, tempDir } from './mirror-fixture.js';
+import { it } from '../support/fixtures.js';
 
-const made: string[] = [];
-const dir = tempDir('tasks', made);
+/** The folder of this file's task files. */
+let dir = '';
 
-afterAll(() => cleanup(made));
+it.beforeAll(({ fileTempDir }) => {
+  dir = fileTempDir('tasks');
+});
+
+/** Runs `read` as user nobody when this process is root (root reads anything), else as is. */
+function asUnprivileged<T>(read: () => T): T {
+  if (process.getuid?.() !== 0 || !process.seteuid) return read();
+  process.seteuid(65534);
+  try {
+    return read();
+  } finally {
+    process.seteuid(0);
+  }
+}
 
 function file(name: string, text: string): string {
   const path = join(dir, name);
@@ -101,10 +114,11 @@ describe('loadTaskFile', () => {
   });
 
   it('reports an unreadable file', () => {
-    if (process.getuid?.() === 0) return; // root reads anything
     const path = file('secret.json', '[]');
     chmodSync(path, 0o000);
-    expect(loadError(path).message).toMatch(/^cannot read task file .*secret\.json: EACCES/);
+    expect(asUnprivileged(() => loadError(path)).message).toMatch(
+      /^cannot read task file .*secret\.json: EACCES/,
+    );
   });
 });
 

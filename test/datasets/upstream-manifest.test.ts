@@ -8,7 +8,8 @@ import {
   upstreamFilesUnder,
 } from '../../src/datasets/upstream-files.js';
 import { UPSTREAM_COMMIT, UPSTREAM_MISSING } from '../../src/datasets/upstream-manifest.js';
-import { filesUnder, MIRROR } from './mirror-fixture.js';
+import { filesUnder } from '../support/mirror-files.js';
+import { MIRROR } from '../support/project.js';
 
 const all = upstreamFilesUnder('');
 

@@ -1,27 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Env } from '../../src/core/env.js';
+import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/core/task.js';
 import {
-  BwrapProvider,
   createEnvRegistry,
   defineEnvironment,
   type EnvironmentSpec,
   isDefinedEnvironment,
-  type RewardContext,
 } from '../../src/index.js';
-import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
 
-// defineEnvironment on its own: a small environment in real bwrap sandboxes (skipped where bwrap
-// cannot run), with the default shell runner.
-const made: string[] = [];
-const provider = new BwrapProvider();
-const envs: Env[] = [];
-let available = false;
-let files: string;
-const big = randomBytes(1536 * 1024);
+// defineEnvironment on its own, through the public API: the checks of its spec, its brand and its
+// registration (the environment it makes is run in sandboxes by defined-env.test.ts).
 
 const dataset: Dataset = {
   id: 'words',
@@ -33,48 +20,14 @@ const dataset: Dataset = {
   assets: {},
 };
 
-const seen: RewardContext[] = [];
-
 const spec: EnvironmentSpec = {
   name: 'words',
   description: 'print the word of the task',
-  taskFiles: (task) => [
-    { from: join(files, 'say.sh'), to: '/opt/words/say.sh' },
-    { from: join(files, 'data'), to: `/srv/${task.id}`, exclude: ['secret'] },
-  ],
+  taskFiles: (task) => [{ from: '/srv/words/say.sh', to: `/opt/words/${task.id}.sh` }],
   workdir: (task) => `/play/${task.id}`,
-  reward: (context) => {
-    seen.push(context);
-    return context.history.some((entry) => entry.output.trim() === context.task.gold) ? 1 : 0;
-  },
+  reward: (context) => (context.history.some((entry) => entry.output.trim() === context.task.gold) ? 1 : 0),
   goldActions: (task) => [`/opt/words/say.sh ${task.gold}`, 'submit'],
 };
-
-async function open(overrides: Partial<EnvironmentSpec> = {}): Promise<Env> {
-  const factory = await defineEnvironment({ ...spec, ...overrides }).open({
-    dataset,
-    config: { kind: 'sandbox', provider },
-  });
-  const env = factory.create();
-  envs.push(env);
-  return env;
-}
-
-beforeAll(async () => {
-  available = (await provider.check()).ok;
-  files = tempDir('define-env', made);
-  writeFileSync(join(files, 'say.sh'), '#!/bin/sh\necho "$1"\n');
-  chmodSync(join(files, 'say.sh'), 0o755);
-  mkdirSync(join(files, 'data', 'secret'), { recursive: true });
-  writeFileSync(join(files, 'data', 'secret', 'answer.txt'), 'apple\n');
-  writeFileSync(join(files, 'data', 'big.bin'), big);
-});
-
-afterAll(async () => {
-  await Promise.all(envs.map((env) => env.close()));
-  await provider.close();
-  cleanup(made);
-});
 
 describe('defineEnvironment', () => {
   it('checks its spec and brands its result', () => {
@@ -91,53 +44,5 @@ describe('defineEnvironment', () => {
     expect(() => createEnvRegistry([defineEnvironment({ ...spec, name: 'ctf' })])).toThrow(
       /already registered/,
     );
-  });
-
-  it('copies files (modes kept, excluded names left out, large ones too) and starts in the created workdir', async (context) => {
-    if (!available) context.skip();
-    const env = await open();
-    await env.reset({ taskId: 'b' });
-    const listing = await env.step(
-      'pwd; ls -A /srv/b; stat -c %a /opt/words/say.sh; md5sum < /srv/b/big.bin',
-    );
-    const md5 = (await import('node:crypto')).createHash('md5').update(big).digest('hex');
-    expect(listing.observation.text).toBe(`/play/b\nbig.bin\n755\n${md5}  -\n`);
-  });
-
-  it('runs actions in the persistent shell; submit scores with the history and ends the episode', async (context) => {
-    if (!available) context.skip();
-    const env = await open();
-    await env.reset({ taskId: 'a' });
-    const first = await env.step('word=apple; false');
-    expect(first).toMatchObject({ reward: 0, terminated: false, info: { admissible: false } });
-    expect((await env.step('/opt/words/say.sh "$word"')).observation).toMatchObject({
-      text: 'apple\n',
-      exitCode: 0,
-    });
-    const submitted = await env.step('submit it is  apple ');
-    expect(submitted).toMatchObject({ reward: 1, terminated: true });
-    expect(submitted.observation.text).toBe('apple\n');
-    const last = seen.at(-1)!;
-    expect(last.submission).toBe('it is  apple');
-    expect(last.history.map((entry) => entry.action)).toEqual([
-      'word=apple; false',
-      '/opt/words/say.sh "$word"',
-    ]);
-    expect((await env.step('skip')).terminated).toBe(true);
-  });
-
-  it('starts every episode from a fresh sandbox', async (context) => {
-    if (!available) context.skip();
-    const env = await open();
-    await env.reset({ taskId: 'a' });
-    await env.step('touch /srv/a/mine; export LEFT=1');
-    await env.reset({ taskId: 'a' });
-    expect((await env.step('ls /srv/a; echo "[$LEFT]"')).observation.text).toBe('big.bin\n[]\n');
-  });
-
-  it('a missing task file fails the reset with a one-line error', async (context) => {
-    if (!available) context.skip();
-    const env = await open({ taskFiles: () => [{ from: join(files, 'nope'), to: '/x' }] });
-    await expect(env.reset({ taskId: 'a' })).rejects.toThrow(/task file .*nope does not exist/);
   });
 });

@@ -1,21 +1,22 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { EpisodeRecord } from '../../src/harness/episode-record.js';
-import { expectOneLineError, intercode, jsonLines } from '../cli/cli-fixture.js';
-import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
+import { expectOneLineError } from '../support/cli-runner.js';
+import { it } from '../support/fixtures.js';
+import { jsonLines } from '../support/json-lines.js';
+import { PROJECT_ROOT } from '../support/project.js';
 
 // The example environment of examples/node-repl, defined outside src/ against the package's public
 // API, run through the compiled CLI as a user would.
-const made: string[] = [];
-const cache = tempDir('node-repl-cache', made);
-
-afterAll(() => cleanup(made));
 
 describe('examples/node-repl through `intercode run --env ./module.js`', () => {
-  it('the gold agent solves every task of the example (its own test scores each one 1)', () => {
-    const out = join(tempDir('node-repl-run', made), 'run');
-    const result = intercode(
+  it('the gold agent solves every task of the example (its own test scores each one 1)', ({
+    cli,
+    tempDir,
+  }) => {
+    const out = join(tempDir('node-repl-run'), 'run');
+    const result = cli.run(
       [
         'run',
         'examples/node-repl/tasks.json',
@@ -26,11 +27,13 @@ describe('examples/node-repl through `intercode run --env ./module.js`', () => {
         '--out',
         out,
       ],
-      { cache, timeoutMs: 120_000 },
+      { timeoutMs: 120_000 },
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    const tasks = JSON.parse(readFileSync('examples/node-repl/tasks.json', 'utf8')) as unknown[];
+    const tasks = JSON.parse(
+      readFileSync(join(PROJECT_ROOT, 'examples/node-repl/tasks.json'), 'utf8'),
+    ) as unknown[];
     const episodes = jsonLines<EpisodeRecord>(join(out, 'episodes.jsonl'));
     expect(episodes).toHaveLength(tasks.length);
     for (const episode of episodes)
@@ -40,24 +43,21 @@ describe('examples/node-repl through `intercode run --env ./module.js`', () => {
     expect(total.turns.map((turn) => turn.observation)).toEqual(['', '385', '385']);
   });
 
-  it('a module path that does not exist is a one-line error', () => {
-    const result = intercode(['run', 'examples/node-repl/tasks.json', '--env', './no/such-env.js'], {
-      cache,
-    });
+  it('a module path that does not exist is a one-line error', ({ cli }) => {
+    const result = cli.run(['run', 'examples/node-repl/tasks.json', '--env', './no/such-env.js']);
     expectOneLineError(result, /--env: environment module \.\/no\/such-env\.js does not exist/);
   });
 
-  it('a module without a defineEnvironment default export, or one that throws, is a one-line error', () => {
-    const folder = tempDir('node-repl-bad', made);
+  it('a module without a defineEnvironment default export, or one that throws, is a one-line error', ({
+    cli,
+    tempDir,
+  }) => {
+    const folder = tempDir('node-repl-bad');
     writeFileSync(join(folder, 'plain.mjs'), "export default { name: 'plain' };\n");
     writeFileSync(join(folder, 'broken.mjs'), "throw new Error('boom\\nsecond line');\n");
-    const plain = intercode(['run', 'examples/node-repl/tasks.json', '--env', join(folder, 'plain.mjs')], {
-      cache,
-    });
+    const plain = cli.run(['run', 'examples/node-repl/tasks.json', '--env', join(folder, 'plain.mjs')]);
     expectOneLineError(plain, /has no environment as its default export/);
-    const broken = intercode(['run', 'examples/node-repl/tasks.json', '--env', join(folder, 'broken.mjs')], {
-      cache,
-    });
+    const broken = cli.run(['run', 'examples/node-repl/tasks.json', '--env', join(folder, 'broken.mjs')]);
     expectOneLineError(broken, /cannot load .*broken\.mjs: boom$/m);
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Agent } from '../../src/agents/agent.js';
 import { GoldAgent } from '../../src/agents/gold-agent.js';
 import type { Dataset, Task } from '../../src/core/task.js';
@@ -9,14 +9,13 @@ import { createEnvRegistry } from '../../src/envs/env-registry.js';
 import { type EpisodeRecord, readEpisodeRecords } from '../../src/harness/episode-record.js';
 import { type RunOptions, runBenchmark } from '../../src/harness/run-benchmark.js';
 import { BwrapProvider } from '../../src/sandbox/index.js';
-import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
+import { it } from '../support/fixtures.js';
+import { bwrapMissing } from '../support/missing-components.js';
 
 // runBenchmark in-process with real BashEnvs on the host image (no task file system to build).
-const made: string[] = [];
-process.env.INTERCODE_CACHE_DIR = tempDir('run-benchmark-cache', made);
 const provider = new BwrapProvider();
 const bash = createEnvRegistry().get('bash') as SandboxEnvDefinition;
-let available = false;
+const noBwrap = await bwrapMissing();
 
 function task(index: number, gold: string, extra: Partial<Task> = {}): Task {
   return { id: `t${index}`, index, query: `task ${index}`, gold, meta: {}, ...extra };
@@ -67,21 +66,20 @@ const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.js
 const byTask = (records: readonly EpisodeRecord[]) =>
   Object.fromEntries(records.map((r) => [r.taskId, { reward: r.reward, error: r.error }]));
 
-beforeAll(async () => {
+// The file's own cache (INTERCODE_CACHE_DIR) for everything below.
+it.beforeAll(async ({ cache: _cache }) => {
   opened = await bash.open({ dataset, config: { kind: 'sandbox', provider } });
-  available = (await provider.check()).ok;
 });
 
 afterAll(async () => {
   await opened?.close();
   await provider.close();
-  cleanup(made);
 });
 
 describe('runBenchmark', () => {
-  it('records a failing episode with its error and goes on with a fresh env', async (context) => {
-    if (!available) context.skip();
-    const out = tempDir('run', made);
+  it('records a failing episode with its error and goes on with a fresh env', async ({ needs, tempDir }) => {
+    needs(noBwrap);
+    const out = tempDir('run');
     const seen: string[] = [];
     let started: [number, number] | undefined;
     const result = await runBenchmark(
@@ -119,19 +117,25 @@ describe('runBenchmark', () => {
     });
   });
 
-  it('gives the same records per task with 3 workers, in task order in the result', async (context) => {
-    if (!available) context.skip();
-    const one = await runBenchmark(options(tempDir('run', made)));
-    const out = tempDir('run', made);
+  it('gives the same records per task with 3 workers, in task order in the result', async ({
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const one = await runBenchmark(options(tempDir('run')));
+    const out = tempDir('run');
     const three = await runBenchmark(options(out, { concurrency: 3 }));
     expect(three.episodes.map((r) => r.taskId)).toEqual(dataset.tasks.map((t) => t.id));
     expect(byTask(lines(out))).toEqual(byTask(one.episodes));
     expect(three.summary).toMatchObject({ n: 8, solved: 7, complete: true });
   });
 
-  it('stops on abort: episodes in flight are dropped, the summary says incomplete', async (context) => {
-    if (!available) context.skip();
-    const out = tempDir('run', made);
+  it('stops on abort: episodes in flight are dropped, the summary says incomplete', async ({
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const out = tempDir('run');
     const controller = new AbortController();
     const result = await runBenchmark(
       options(out, {
@@ -151,9 +155,12 @@ describe('runBenchmark', () => {
     expect(provider.size).toBe(0);
   });
 
-  it('resumes: skips finished tasks, drops a torn line, refuses a used directory without resume', async (context) => {
-    if (!available) context.skip();
-    const out = tempDir('run', made);
+  it('resumes: skips finished tasks, drops a torn line, refuses a used directory without resume', async ({
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const out = tempDir('run');
     const first = await runBenchmark(options(out, { tasks: dataset.tasks.slice(0, 3) }));
     expect(first.summary).toMatchObject({ n: 3, complete: true });
     const text = readFileSync(join(out, 'episodes.jsonl'), 'utf8');
@@ -181,9 +188,9 @@ describe('runBenchmark', () => {
     expect(resumed.summary).toMatchObject({ dataset: 'test/quick', n: 8, solved: 7, complete: true });
   });
 
-  it('refuses to resume a directory that holds episodes of another dataset', async (context) => {
-    if (!available) context.skip();
-    const out = tempDir('run', made);
+  it('refuses to resume a directory that holds episodes of another dataset', async ({ needs, tempDir }) => {
+    needs(noBwrap);
+    const out = tempDir('run');
     await runBenchmark(options(out, { tasks: dataset.tasks.slice(0, 2) }));
     const before = readFileSync(join(out, 'episodes.jsonl'), 'utf8');
     const other = { ...dataset, id: './test/quick' };
@@ -198,13 +205,13 @@ describe('runBenchmark', () => {
     expect(readFileSync(join(out, 'episodes.jsonl'), 'utf8')).toBe(before);
   });
 
-  it('truncates at maxTurns, and scores only submits without scoreEveryTurn', async (context) => {
-    if (!available) context.skip();
+  it('truncates at maxTurns, and scores only submits without scoreEveryTurn', async ({ needs, tempDir }) => {
+    needs(noBwrap);
     const stubborn: Agent = {
       name: 'stubborn',
       episode: () => ({ act: async ({ turn }) => (turn < 5 ? 'echo wrong' : 'submit') }),
     };
-    const out = tempDir('run', made);
+    const out = tempDir('run');
     const cut = await runBenchmark(
       options(out, { agent: stubborn, maxTurns: 2, tasks: dataset.tasks.slice(0, 1) }),
     );
@@ -221,7 +228,7 @@ describe('runBenchmark', () => {
       episode: (t) => ({ act: async ({ turn }) => [t.gold as string, 'submit'][turn] }),
     };
     const submitted = await runBenchmark(
-      options(tempDir('run', made), {
+      options(tempDir('run'), {
         agent: goldThenSubmit,
         scoreEveryTurn: false,
         tasks: dataset.tasks.slice(0, 2),

@@ -87,13 +87,13 @@ describe('planRun: every setting is checked against the environment before anyth
 
   it('refuses an image the backend cannot run, before any sandbox starts', async () => {
     expect(await planError({ dataset: 'test/bash', sandbox: { backend: 'docker', image: 'host' } })).toBe(
-      'image "host" is not available on the docker backend (known: debian, debian:<profile>, docker:<name>)',
+      'image "host" is not available on the docker backend (use debian, debian:<profile> or docker:<name>)',
     );
     expect(await planError({ dataset: 'test/bash', sandbox: { image: 'docker:alpine' } })).toMatch(
       /^image "docker:alpine" is not available on the bwrap backend/,
     );
     expect(await planError({ dataset: 'test/bash', sandbox: { image: 'debian:nosuch' } })).toMatch(
-      /^image "debian:nosuch": unknown image profile "nosuch"/,
+      /^unknown image profile "nosuch" \(known: bash, python, ctf/,
     );
   });
 

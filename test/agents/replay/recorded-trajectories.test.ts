@@ -1,20 +1,18 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { TurnContext } from '../../../src/agents/agent.js';
 import { GoldAgent } from '../../../src/agents/gold-agent.js';
 import { matchRecorded, readRecordedTrajectories } from '../../../src/agents/replay/recorded-trajectories.js';
 import { ReplayAgent } from '../../../src/agents/replay/replay-agent.js';
 import { DatasetError } from '../../../src/core/errors.js';
 import type { Task } from '../../../src/core/task.js';
-import { cleanup, MIRROR, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { MIRROR } from '../../support/project.js';
 
 // The paper's recorded trajectories (data/results of the upstream repository) from the mirror, and
 // this project's own episodes.jsonl.
-const made: string[] = [];
 const RESULTS = join(MIRROR, 'data', 'results');
-
-afterAll(() => cleanup(made));
 
 function resultFiles(): string[] {
   return (readdirSync(RESULTS, { recursive: true }) as string[])
@@ -138,8 +136,8 @@ describe('readRecordedTrajectories on the upstream results', () => {
 });
 
 describe('readRecordedTrajectories on other files', () => {
-  it("reads this project's episodes.jsonl", async () => {
-    const dir = tempDir('trajectories', made);
+  it("reads this project's episodes.jsonl", async ({ tempDir }) => {
+    const dir = tempDir('trajectories');
     const file = join(dir, 'episodes.jsonl');
     const turn = (action: string) => ({
       action,
@@ -181,8 +179,8 @@ describe('readRecordedTrajectories on other files', () => {
     expect(await actionsOf(new ReplayAgent([file]), task('a', 'first?'))).toEqual(['ls', 'submit']);
   });
 
-  it('reads a single saved env trajectory', () => {
-    const file = join(tempDir('trajectories', made), 'log_20230601.json');
+  it('reads a single saved env trajectory', ({ tempDir }) => {
+    const file = join(tempDir('trajectories'), 'log_20230601.json');
     writeFileSync(
       file,
       JSON.stringify({
@@ -201,8 +199,8 @@ describe('readRecordedTrajectories on other files', () => {
     expect(readRecordedTrajectories(file)).toEqual([{ key: '7', query: 'q?', actions: ['ls', 'submit'] }]);
   });
 
-  it('fails with a one-line DatasetError naming the file', () => {
-    const dir = tempDir('trajectories', made);
+  it('fails with a one-line DatasetError naming the file', ({ tempDir }) => {
+    const dir = tempDir('trajectories');
     const cases: [string, string, RegExp][] = [
       ['missing.json', '', /cannot read it \(ENOENT\)/],
       ['bad.json', '{"0": {"turn_history": ', /is not valid JSON/],

@@ -1,29 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { BenchFigure } from '../../../src/harness/bench/bench-figure.js';
-import { BwrapProvider } from '../../../src/sandbox/index.js';
-import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
-import { expectOneLineError, intercode } from '../cli-fixture.js';
+import { expectOneLineError } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
 
-const made: string[] = [];
-const cache = tempDir('bench-cli-cache', made);
-let available = false;
-
-beforeAll(async () => {
-  const provider = new BwrapProvider();
-  available = (await provider.check()).ok;
-  await provider.close();
-});
-
-afterAll(() => cleanup(made));
+// `intercode bench` through the compiled CLI: the Bash env's figures measured in real bwrap sandboxes.
+const noBwrap = await bwrapMissing();
 
 describe('intercode bench', () => {
-  it('measures the Bash env with the gold agent and writes the figures as JSON', (context) => {
-    if (!available) context.skip();
-    const file = join(tempDir('bench', made), 'bench.json');
-    const result = intercode(['bench', '--only', 'bash', '--samples', '2', '--json', file], {
-      cache,
+  it('measures the Bash env with the gold agent and writes the figures as JSON', ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const file = join(tempDir('bench'), 'bench.json');
+    const result = cli.run(['bench', '--only', 'bash', '--samples', '2', '--json', file], {
       timeoutMs: 120_000,
     });
     expect(result.stderr).toBe('');
@@ -67,20 +61,20 @@ describe('intercode bench', () => {
     expect(result.status).toBe(failed ? 1 : 0);
   });
 
-  it('rejects an unknown figure group or backend in one line, exit 1, writing nothing', () => {
-    const file = join(tempDir('bench', made), 'bench.json');
+  it('rejects an unknown figure group or backend in one line, exit 1, writing nothing', ({
+    cli,
+    tempDir,
+  }) => {
+    const file = join(tempDir('bench'), 'bench.json');
     expectOneLineError(
-      intercode(['bench', '--only', 'nope', '--json', file], { cache }),
+      cli.run(['bench', '--only', 'nope', '--json', file]),
       /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python\)/,
     );
     expectOneLineError(
-      intercode(['bench', '--backend', 'nope', '--json', file], { cache }),
+      cli.run(['bench', '--backend', 'nope', '--json', file]),
       /--backend: unknown "nope" \(known: bwrap, docker\)/,
     );
-    expectOneLineError(
-      intercode(['bench', '--samples', '0'], { cache }),
-      /--samples must be a positive integer/,
-    );
+    expectOneLineError(cli.run(['bench', '--samples', '0']), /--samples must be a positive integer/);
     expect(existsSync(file)).toBe(false);
   });
 });

@@ -1,28 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { UPSTREAM_COMMIT } from '../../../src/datasets/upstream-manifest.js';
-import { cleanup, filesUnder, MIRROR, PROJECT_ROOT, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { filesUnder } from '../../support/mirror-files.js';
+import { MIRROR } from '../../support/project.js';
 
-// Runs the compiled CLI (dist/): `npm test` builds it first.
-const made: string[] = [];
-const cache = tempDir('cli-cache', made);
-
-afterAll(() => cleanup(made));
-
-function intercode(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'intercode'), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, INTERCODE_CACHE_DIR: cache, INTERCODE_DATA_MIRROR: MIRROR, INTERCODE_DEBUG: '' },
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+// `intercode datasets` through the compiled CLI, in an empty cache of the file's own, pulling from
+// the local mirror.
 
 describe('intercode datasets', () => {
-  it('lists every id with env, task count, status and description', () => {
-    const result = intercode('datasets', 'list');
+  it('lists every id with env, task count, status and description', ({ cache, cli }) => {
+    const result = cli.run(['datasets', 'list']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const lines = result.stdout.split('\n');
@@ -33,11 +22,11 @@ describe('intercode datasets', () => {
     expect(lines.find((line) => line.startsWith('demo/bash '))).toMatch(/\sbash\s+\d+\s+built-in\s/);
     expect(lines.find((line) => line.startsWith('bird/dev '))).toMatch(/\s338\s+unavailable\s/);
     expect(result.stdout).toContain(`cache: ${join(cache, 'datasets', UPSTREAM_COMMIT)}`);
-    expect(intercode('datasets').stdout).toBe(result.stdout);
+    expect(cli.run(['datasets']).stdout).toBe(result.stdout);
   });
 
-  it('pulls the files of an id from the mirror, verified, and then lists it as cached', () => {
-    const pulled = intercode('datasets', 'pull', 'nl2bash/fs1');
+  it('pulls the files of an id from the mirror, verified, and then lists it as cached', ({ cache, cli }) => {
+    const pulled = cli.run(['datasets', 'pull', 'nl2bash/fs1']);
     expect(pulled.stderr).toBe('');
     expect(pulled.status).toBe(0);
     expect(pulled.stdout).toContain(
@@ -52,20 +41,23 @@ describe('intercode datasets', () => {
       'docker/bash_scripts/setup_nl2b_fs_1.sh',
       'docker/docker.gitignore',
     ]);
-    const again = intercode('datasets', 'pull', 'nl2bash/fs1', 'demo/bash');
+    const again = cli.run(['datasets', 'pull', 'nl2bash/fs1', 'demo/bash']);
     expect(again.status).toBe(0);
     expect(again.stdout).toBe(
       'nl2bash/fs1: 60 tasks, 3 files (17.3 KiB) verified: 0 fetched, 3 already cached\ndemo/bash: built in, nothing to download\n',
     );
-    const listed = intercode('datasets', 'list', '--json');
+    const listed = cli.run(['datasets', 'list', '--json']);
     expect(listed.status).toBe(0);
     const rows = JSON.parse(listed.stdout) as { id: string; status: string; tasks: number }[];
     expect(rows.find((row) => row.id === 'nl2bash/fs1')).toMatchObject({ status: 'cached', tasks: 60 });
     expect(rows.find((row) => row.id === 'nl2bash')).toMatchObject({ status: 'partly cached', tasks: 200 });
   });
 
-  it('rejects an unknown id with one line naming the known ids, exit 1, before downloading anything', () => {
-    const result = intercode('datasets', 'pull', 'nope', 'spider/dev');
+  it('rejects an unknown id with one line naming the known ids, exit 1, before downloading anything', ({
+    cache,
+    cli,
+  }) => {
+    const result = cli.run(['datasets', 'pull', 'nope', 'spider/dev']);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
@@ -74,19 +66,10 @@ describe('intercode datasets', () => {
     expect(existsSync(join(cache, 'datasets', UPSTREAM_COMMIT, 'data/sql'))).toBe(false);
   });
 
-  it('fails in one line, exit 1, when the mirror lacks a file', () => {
-    const result = spawnSync(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin', 'intercode'), 'datasets', 'pull', 'wikisql/dev'],
-      {
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          INTERCODE_CACHE_DIR: cache,
-          INTERCODE_DATA_MIRROR: tempDir('empty-mirror', made),
-        },
-      },
-    );
+  it('fails in one line, exit 1, when the mirror lacks a file', ({ cli, tempDir }) => {
+    const result = cli.run(['datasets', 'pull', 'wikisql/dev'], {
+      env: { INTERCODE_DATA_MIRROR: tempDir('empty-mirror') },
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(
       /^intercode: mirror \S+ has no data\/sql\/wikisql\/ic_wikisql_dev\.(json|sql)\n$/,

@@ -1,165 +1,94 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EpisodeLog } from '../../../src/harness/episode-log.js';
-import type { EpisodeRecord } from '../../../src/harness/episode-record.js';
-import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
-import { oldLine, sampleRecord } from '../../harness/sample-records.js';
-import { type CliOptions, expectOneLineError, intercode } from '../cli-fixture.js';
+import { describe, expect } from 'vitest';
+import { expectOneLineError } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
 
-// `intercode report` end to end: the compiled CLI on run directories of both run-file versions.
-const made: string[] = [];
-const base: CliOptions = { cache: tempDir('report-cache', made) };
-let oldRun = '';
-let newRun = '';
+// `intercode report` on real runs: a gold run of demo/bash made once for the file with the compiled
+// CLI (real bwrap sandboxes), and a replayed run with failed episodes.
+const noBwrap = await bwrapMissing();
+/** The full gold run of demo/bash. */
+let fullRun = '';
 
-const inadmissible = {
-  action: 'cat /nope',
-  observation: 'cat: /nope: No such file or directory\n',
-  reward: 0,
-  admissible: false,
-  durationMs: 3,
-};
-const records: EpisodeRecord[] = [
-  sampleRecord('a'),
-  sampleRecord('b', { index: 1, group: 'text' }),
-  sampleRecord('c', {
-    index: 2,
-    group: 'text',
-    maxReward: 0.5,
-    turns: [inadmissible, { ...sampleRecord('c').turns[0]!, reward: 0.5 }],
-    turnsTaken: 2,
-  }),
-];
-
-/** A run directory whose episodes.jsonl holds `text`. */
-function runDir(name: string, text: string): string {
-  const dir = join(tempDir('report', made), name);
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'episodes.jsonl'), text);
-  return dir;
-}
-
-beforeAll(() => {
-  // A run of an earlier version: lines without schemaVersion.
-  oldRun = runDir('old', records.map(oldLine).join(''));
-  // A run of this version, written by the run log itself.
-  newRun = join(tempDir('report', made), 'new');
-  const { log } = EpisodeLog.open(newRun, false);
-  log.append(sampleRecord('d', { index: 3, group: 'files', maxReward: 0 }));
-  log.append(sampleRecord('e', { index: 4, group: 'files' }));
-  log.close();
-});
-
-afterAll(() => cleanup(made));
+it.beforeAll(async ({ cli, fileTempDir }) => {
+  if (noBwrap) return;
+  fullRun = join(fileTempDir('run'), 'gold');
+  const result = cli.run(['run', 'demo/bash', '--agent', 'gold', '--out', fullRun]);
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+}, 120_000);
 
 describe('intercode report', () => {
-  it('prints the metrics of an old run directory (no schemaVersion), groups when there are several', () => {
-    const result = intercode(['report', oldRun], base);
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    expect(result.stdout).toBe(
-      [
-        oldRun,
-        'group   n  solved  success  mean reward  turns  error',
-        '------  -  ------  -------  -----------  -----  -----',
-        'all     3       2    66.7%        0.833   1.33  16.7%',
-        'search  1       1   100.0%        1.000   1.00   0.0%',
-        'text    2       1    50.0%        0.750   1.50  25.0%',
-        '',
-      ].join('\n'),
+  it('prints overall and per-group metrics of a run, and a combined block for several', ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const single = cli.run(['report', fullRun]);
+    expect(single.stderr).toBe('');
+    expect(single.status).toBe(0);
+    const lines = single.stdout.split('\n');
+    expect(lines[0]).toBe(fullRun);
+    expect(lines[1]).toMatch(/^group\s+n\s+solved\s+success\s+mean reward\s+turns\s+error$/);
+    expect(single.stdout).toMatch(/\nall\s+30\s+30\s+100\.0%\s+1\.000\s+1\.00\s+0\.0%\n/);
+    expect(single.stdout).toMatch(/\ntext\s+11\s+11\s+100\.0%/);
+    expect(single.stdout).toMatch(/\narchive\s+4\s+4\s+100\.0%/);
+    expect(single.stdout).not.toContain('combined');
+
+    // A second run: two failed episodes (a skipped task and a wrong answer).
+    const other = join(tempDir('run'), 'other');
+    const trajectories = join(tempDir('replay'), 'wrong.jsonl');
+    writeFileSync(
+      trajectories,
+      `${JSON.stringify({ taskId: 'count-errors', turns: [{ action: 'echo no idea' }, { action: 'skip' }] })}\n${JSON.stringify({ taskId: 'list-bundle', turns: [{ action: 'ls /nope' }] })}\n`,
     );
-  });
-
-  it('prints a new run directory and a combined block listing every group', () => {
-    const result = intercode(['report', newRun, oldRun], base);
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    const blocks = result.stdout.split('\n\n');
-    expect(blocks).toHaveLength(3);
-    // One group: only the `all` row.
-    expect(blocks[0]!.split('\n').slice(0, 1)).toEqual([newRun]);
-    expect(blocks[0]!.split('\n').slice(3)).toEqual(['all    2       1    50.0%        0.500   1.00   0.0%']);
-    expect(blocks[2]!.split('\n')).toEqual([
-      'combined (2 runs)',
-      'group   n  solved  success  mean reward  turns  error',
-      '------  -  ------  -------  -----------  -----  -----',
-      'all     5       3    60.0%        0.700   1.20  10.0%',
-      'files   2       1    50.0%        0.500   1.00   0.0%',
-      'search  1       1   100.0%        1.000   1.00   0.0%',
-      'text    2       1    50.0%        0.750   1.50  25.0%',
-      '',
+    const run = cli.run([
+      'run',
+      'demo/bash',
+      '--agent',
+      'replay',
+      '--trajectories',
+      trajectories,
+      '--tasks',
+      '6,24',
+      '--out',
+      other,
     ]);
-  });
+    expect(run.status).toBe(0);
+    const both = cli.run(['report', fullRun, other]);
+    expect(both.status).toBe(0);
+    expect(both.stdout).toContain(`\n${other}\n`);
+    expect(both.stdout).toMatch(/\ncombined \(2 runs\)\n/);
+    const combined = both.stdout.slice(both.stdout.indexOf('combined'));
+    expect(combined).toMatch(/\nall\s+32\s+30\s+93\.8%/);
+    expect(combined).toMatch(/\ntext\s+12\s+11\s+91\.7%/);
 
-  it('prints Markdown tables with --format md', () => {
-    const result = intercode(['report', oldRun, newRun, '--format', 'md'], base);
-    expect(result.status).toBe(0);
-    const blocks = result.stdout.split('\n\n');
-    expect(blocks.slice(0, 2)).toEqual([`## ${oldRun}`, expect.stringMatching(/^\| group \| n \|/)]);
-    expect(blocks[1]!.split('\n')).toEqual([
-      '| group | n | solved | success | mean reward | turns | error |',
-      '|:--|--:|--:|--:|--:|--:|--:|',
-      '| all | 3 | 2 | 66.7% | 0.833 | 1.33 | 16.7% |',
-      '| search | 1 | 1 | 100.0% | 1.000 | 1.00 | 0.0% |',
-      '| text | 2 | 1 | 50.0% | 0.750 | 1.50 | 25.0% |',
-    ]);
-    expect(blocks).toContain('## combined (2 runs)');
-  });
-
-  it('prints the same JSON with --json and --format json', () => {
-    const json = intercode(['report', oldRun, newRun, '--json'], base);
+    const json = cli.run(['report', fullRun, other, '--json']);
     expect(json.status).toBe(0);
-    expect(intercode(['report', oldRun, newRun, '--format', 'json'], base).stdout).toBe(json.stdout);
     const report = JSON.parse(json.stdout) as {
-      runs: { directory: string; overall: Record<string, number>; byGroup: Record<string, unknown> }[];
-      combined: { overall: Record<string, number> };
+      runs: {
+        directory: string;
+        overall: { n: number; errorRate: number };
+        byGroup: Record<string, unknown>;
+      }[];
+      combined: { overall: { n: number; solved: number } };
     };
-    expect(report.runs.map((run) => run.directory)).toEqual([oldRun, newRun]);
-    expect(report.runs[0]!.overall).toEqual({
-      n: 3,
-      solved: 2,
-      successRate: 2 / 3,
-      meanReward: 2.5 / 3,
-      meanTurns: 4 / 3,
-      errorRate: 0.5 / 3,
-    });
-    expect(Object.keys(report.runs[0]!.byGroup)).toEqual(['search', 'text']);
-    expect(report.combined.overall).toMatchObject({ n: 5, solved: 3 });
-    expect(JSON.parse(intercode(['report', newRun, '--json'], base).stdout)).not.toHaveProperty('combined');
+    expect(report.runs.map((r) => r.directory)).toEqual([fullRun, other]);
+    expect(report.runs[0]!.overall).toMatchObject({ n: 30, solved: 30, successRate: 1 });
+    expect(Object.keys(report.runs[0]!.byGroup)).toEqual(['archive', 'checksum', 'files', 'search', 'text']);
+    // count-errors: `echo no idea` (admissible) then skip; list-bundle: `ls /nope` fails.
+    expect(report.runs[1]!.overall).toMatchObject({ n: 2, solved: 0, errorRate: 0.5 });
+    expect(report.combined.overall).toMatchObject({ n: 32, solved: 30 });
+    const alone = JSON.parse(cli.run(['report', fullRun, '--json']).stdout) as Record<string, unknown>;
+    expect(alone.combined).toBeUndefined();
   });
 
-  it('fails in one line naming the file and line for a malformed line or a newer version', () => {
-    const good = oldLine(records[0]!);
-    const cases: [string, RegExp][] = [
-      [`${good}{oops\n`, /episodes\.jsonl: line 2 is not valid JSON/],
-      [
-        `${good}\n${JSON.stringify({ ...records[1]!, turnsTaken: 'two' })}\n`,
-        /episodes\.jsonl: line 3 is not a valid episode record: turnsTaken: Invalid input: expected number, received string/,
-      ],
-      [
-        `${good}${JSON.stringify({ schemaVersion: 2, ...records[1]! })}\n`,
-        /episodes\.jsonl: line 2 has schemaVersion 2, newer than this intercode reads \(1\): upgrade intercode to read it/,
-      ],
-      // A torn last line (a run killed mid-write) is reported, not skipped: report reads whole runs.
-      [`${good}${good.slice(0, 50)}`, /episodes\.jsonl: line 2 is not valid JSON/],
-    ];
-    for (const [text, why] of cases) {
-      const dir = runDir('bad', text);
-      const result = intercode(['report', oldRun, dir], base);
-      expectOneLineError(result, why);
-      expect(result.stderr).toContain(join(dir, 'episodes.jsonl'));
-      expect(result.stdout).toBe('');
-    }
-  });
-
-  it('fails in one line for a folder that is not a run directory, or a bad --format', () => {
-    const empty = tempDir('not-a-run', made);
-    expectOneLineError(intercode(['report', empty], base), /is not a run directory \(no episodes\.jsonl\)/);
-    expectOneLineError(intercode(['report', oldRun, '--format', 'html'], base), /--format/);
-    expectOneLineError(
-      intercode(['report', oldRun, '--json', '--format', 'md'], base),
-      /--json and --format md disagree/,
-    );
+  it('fails in one line for a folder that is not a run directory', ({ cli, tempDir }) => {
+    const dir = tempDir('not-a-run');
+    expectOneLineError(cli.run(['report', dir]), /is not a run directory \(no episodes\.jsonl\)/);
+    writeFileSync(join(dir, 'episodes.jsonl'), '{oops\n');
+    expectOneLineError(cli.run(['report', dir]), /episodes\.jsonl: line 1 is not valid JSON/);
   });
 });

@@ -1,25 +1,17 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BwrapProvider } from '../../../src/sandbox/index.js';
-import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
+import { describe, expect } from 'vitest';
 import { bwrapResidue } from '../../sandbox/bwrap-residue.js';
-import {
-  type CliOptions,
-  expectOneLineError,
-  intercode,
-  jsonLines,
-  ownerOf,
-  startIntercode,
-  waitFor,
-} from '../cli-fixture.js';
+import { expectOneLineError } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { jsonLines } from '../../support/json-lines.js';
+import { bwrapMissing } from '../../support/missing-components.js';
+import { ownerOf } from '../../support/owner-of.js';
+import { waitFor } from '../../support/wait-for.js';
 
-// `intercode run | report | play` end to end: the compiled CLI in a child process, real bwrap
-// sandboxes, real files. One cache dir for the file, so the demo file system is built once.
-const made: string[] = [];
-const cache = tempDir('run-cli-cache', made);
-const base: CliOptions = { cache };
-let available = false;
+// `intercode run` end to end: the compiled CLI in a child process, real bwrap sandboxes, real
+// files. One cache dir for the file, so the demo file system is built once.
+const noBwrap = await bwrapMissing();
 /** The full gold run of demo/bash, shared by the tests that read a finished run. */
 let fullRun = '';
 
@@ -53,9 +45,9 @@ const summaryOf = (dir: string) =>
 const rewardsByTask = (episodes: Episode[]) =>
   Object.fromEntries(episodes.map((episode) => [episode.taskId, episode.turns.map((turn) => turn.reward)]));
 
-/** A task file of `count` slow tasks: every gold sleeps, so a run can be stopped midway. */
-function slowTasks(count: number, sleep: number): string {
-  const file = join(tempDir('slow-tasks', made), 'slow.jsonl');
+/** A task file of `count` slow tasks in `dir`: every gold sleeps, so a run can be stopped midway. */
+function slowTasks(dir: string, count: number, sleep: number): string {
+  const file = join(dir, 'slow.jsonl');
   const lines = Array.from({ length: count }, (_, i) =>
     JSON.stringify({ id: `slow-${i}`, query: `slow task ${i}`, gold: `sleep ${sleep}; echo done ${i}` }),
   );
@@ -63,22 +55,19 @@ function slowTasks(count: number, sleep: number): string {
   return file;
 }
 
-beforeAll(async () => {
-  const provider = new BwrapProvider();
-  available = (await provider.check()).ok;
-  await provider.close();
-  if (!available) return;
-  fullRun = join(tempDir('run', made), 'gold');
-  const result = intercode(['run', 'demo/bash', '--agent', 'gold', '--out', fullRun], base);
+it.beforeAll(async ({ cli, fileTempDir }) => {
+  if (noBwrap) return;
+  fullRun = join(fileTempDir('run'), 'gold');
+  const result = cli.run(['run', 'demo/bash', '--agent', 'gold', '--out', fullRun]);
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
 }, 120_000);
 
-afterAll(() => cleanup(made));
-
 describe('intercode run', () => {
-  it('plays every demo/bash gold to reward 1 and writes episodes.jsonl and summary.json (DESIGN §8)', (context) => {
-    if (!available) context.skip();
+  it('plays every demo/bash gold to reward 1 and writes episodes.jsonl and summary.json (DESIGN §8)', ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const episodes = episodesOf(fullRun);
     expect(episodes).toHaveLength(30);
     expect(readFileSync(join(fullRun, 'episodes.jsonl'), 'utf8').split('\n')).toHaveLength(31);
@@ -144,10 +133,14 @@ describe('intercode run', () => {
     });
   });
 
-  it('runs exactly the tasks of --tasks, and prints the summary as JSON with --json', (context) => {
-    if (!available) context.skip();
-    const out = join(tempDir('run', made), 'some');
-    const result = intercode(['run', 'demo/bash', '--tasks', '0-4,7', '--out', out, '--json'], base);
+  it('runs exactly the tasks of --tasks, and prints the summary as JSON with --json', ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const out = join(tempDir('run'), 'some');
+    const result = cli.run(['run', 'demo/bash', '--tasks', '0-4,7', '--out', out, '--json']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(episodesOf(out).map((episode) => episode.index)).toEqual([0, 1, 2, 3, 4, 7]);
@@ -155,10 +148,10 @@ describe('intercode run', () => {
     expect(summaryOf(out)).toMatchObject({ n: 6, solved: 6 });
   });
 
-  it('gives the same rewards per task with --concurrency 2 as with one worker', (context) => {
-    if (!available) context.skip();
-    const out = join(tempDir('run', made), 'parallel');
-    const result = intercode(['run', 'demo/bash', '--concurrency', '2', '--out', out], base);
+  it('gives the same rewards per task with --concurrency 2 as with one worker', ({ cli, needs, tempDir }) => {
+    needs(noBwrap);
+    const out = join(tempDir('run'), 'parallel');
+    const result = cli.run(['run', 'demo/bash', '--concurrency', '2', '--out', out]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const episodes = episodesOf(out);
@@ -167,20 +160,24 @@ describe('intercode run', () => {
     expect(summaryOf(out)).toMatchObject({ n: 30, solved: 30, complete: true });
   });
 
-  it('resumes a run whose log ends in a torn line: no duplicates, the torn episode played again', (context) => {
-    if (!available) context.skip();
-    const out = join(tempDir('run', made), 'torn');
+  it('resumes a run whose log ends in a torn line: no duplicates, the torn episode played again', ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const out = join(tempDir('run'), 'torn');
     mkdirSync(out);
     const lines = readFileSync(join(fullRun, 'episodes.jsonl'), 'utf8').split('\n');
     const head = `${lines.slice(0, 3).join('\n')}\n`;
     writeFileSync(join(out, 'episodes.jsonl'), `${head}${lines[3]!.slice(0, 40)}`);
 
     // Without --resume, an existing log is never touched.
-    const refused = intercode(['run', 'demo/bash', '--out', out], base);
+    const refused = cli.run(['run', 'demo/bash', '--out', out]);
     expectOneLineError(refused, /already holds episodes: pass --resume/);
     expect(readFileSync(join(out, 'episodes.jsonl'), 'utf8')).toBe(`${head}${lines[3]!.slice(0, 40)}`);
 
-    const resumed = intercode(['run', 'demo/bash', '--out', out, '--resume'], base);
+    const resumed = cli.run(['run', 'demo/bash', '--out', out, '--resume']);
     expect(resumed.stderr).toBe('');
     expect(resumed.status).toBe(0);
     const text = readFileSync(join(out, 'episodes.jsonl'), 'utf8');
@@ -193,17 +190,17 @@ describe('intercode run', () => {
     expect(summaryOf(out)).toMatchObject({ n: 30, solved: 30, complete: true });
 
     // Resuming a finished run plays nothing more.
-    const again = intercode(['run', 'demo/bash', '--out', out, '--resume'], base);
+    const again = cli.run(['run', 'demo/bash', '--out', out, '--resume']);
     expect(again.status).toBe(0);
     expect(readFileSync(join(out, 'episodes.jsonl'), 'utf8')).toBe(text);
   });
 
-  it('resumes a run killed with SIGKILL midway', async (context) => {
-    if (!available) context.skip();
-    const tasks = slowTasks(6, 0.4);
-    const out = join(tempDir('run', made), 'killed');
+  it('resumes a run killed with SIGKILL midway', async ({ cli, needs, tempDir }) => {
+    needs(noBwrap);
+    const tasks = slowTasks(tempDir('slow-tasks'), 6, 0.4);
+    const out = join(tempDir('run'), 'killed');
     const args = ['run', tasks, '--env', 'bash', '--out', out];
-    const { child, done } = startIntercode(args, base);
+    const { child, done } = cli.start(args);
     const owner = ownerOf(child.pid!);
     await waitFor(() => episodesOf(out).length >= 2, 30_000, 'two episodes');
     child.kill('SIGKILL');
@@ -213,8 +210,7 @@ describe('intercode run', () => {
     expect(before.length).toBeLessThan(6);
 
     // The same task file spelled differently is another dataset id: refused, nothing played twice.
-    const respelled = intercode(['run', basename(tasks), '--env', 'bash', '--out', out, '--resume'], {
-      ...base,
+    const respelled = cli.run(['run', basename(tasks), '--env', 'bash', '--out', out, '--resume'], {
       cwd: dirname(tasks),
     });
     expectOneLineError(
@@ -223,7 +219,7 @@ describe('intercode run', () => {
     );
     expect(episodesOf(out)).toEqual(before);
 
-    const resumed = intercode([...args, '--resume'], base);
+    const resumed = cli.run([...args, '--resume']);
     expect(resumed.stderr).toBe('');
     expect(resumed.status).toBe(0);
     const episodes = episodesOf(out);
@@ -237,11 +233,15 @@ describe('intercode run', () => {
     expect(bwrapResidue(owner)).toEqual([]);
   });
 
-  it('stops cleanly on Ctrl-C: exit 3, only complete episodes, an incomplete summary, no sandbox left', async (context) => {
-    if (!available) context.skip();
-    const tasks = slowTasks(12, 1);
-    const out = join(tempDir('run', made), 'interrupted');
-    const { child, done } = startIntercode(['run', tasks, '--env', 'bash', '--out', out], base);
+  it('stops cleanly on Ctrl-C: exit 3, only complete episodes, an incomplete summary, no sandbox left', async ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const tasks = slowTasks(tempDir('slow-tasks'), 12, 1);
+    const out = join(tempDir('run'), 'interrupted');
+    const { child, done } = cli.start(['run', tasks, '--env', 'bash', '--out', out]);
     const owner = ownerOf(child.pid!);
     await waitFor(() => episodesOf(out).length >= 1, 30_000, 'an episode');
     child.kill('SIGINT');
@@ -260,9 +260,9 @@ describe('intercode run', () => {
     expect(bwrapResidue(owner)).toEqual([]);
   });
 
-  it('replays recorded actions, stopping at reward 1', (context) => {
-    if (!available) context.skip();
-    const dir = tempDir('replay', made);
+  it('replays recorded actions, stopping at reward 1', ({ cli, needs, tempDir }) => {
+    needs(noBwrap);
+    const dir = tempDir('replay');
     const trajectories = join(dir, 'recorded.jsonl');
     const turn = (action: string) => ({
       action,
@@ -291,21 +291,18 @@ describe('intercode run', () => {
         .join('\n'),
     );
     const out = join(dir, 'run');
-    const result = intercode(
-      [
-        'run',
-        'demo/bash',
-        '--agent',
-        'replay',
-        '--trajectories',
-        trajectories,
-        '--tasks',
-        '0,17',
-        '--out',
-        out,
-      ],
-      base,
-    );
+    const result = cli.run([
+      'run',
+      'demo/bash',
+      '--agent',
+      'replay',
+      '--trajectories',
+      trajectories,
+      '--tasks',
+      '0,17',
+      '--out',
+      out,
+    ]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const [first, second] = episodesOf(out);
@@ -322,10 +319,16 @@ describe('intercode run', () => {
 
     // Without --tasks, only the tasks the trajectories hold are played, and the run says so.
     const recordedOnly = join(dir, 'recorded-only');
-    const narrowed = intercode(
-      ['run', 'demo/bash', '--agent', 'replay', '--trajectories', trajectories, '--out', recordedOnly],
-      base,
-    );
+    const narrowed = cli.run([
+      'run',
+      'demo/bash',
+      '--agent',
+      'replay',
+      '--trajectories',
+      trajectories,
+      '--out',
+      recordedOnly,
+    ]);
     expect(narrowed.status).toBe(0);
     expect(narrowed.stderr).toBe(
       'intercode: replaying the 2 of 30 tasks the trajectories hold (--tasks to choose others)\n',
@@ -335,202 +338,5 @@ describe('intercode run', () => {
         .map((episode) => episode.taskId)
         .sort(),
     ).toEqual(['count-python-files', 'write-summary']);
-  });
-});
-
-describe('intercode run with bad input', () => {
-  it('fails in one line, exit 1, before creating any run directory', (context) => {
-    if (!available) context.skip();
-    const dir = tempDir('bad-input', made);
-    const malformedJson = join(dir, 'malformed.json');
-    writeFileSync(malformedJson, '[{"query": "a", "gold": "ls"},');
-    const badJsonl = join(dir, 'bad.jsonl');
-    writeFileSync(badJsonl, '{"query": "a", "gold": "ls"}\n{"query": }\n');
-    const good = join(dir, 'good.json');
-    writeFileSync(good, '[{"query": "a", "gold": "ls"}]');
-    const emptyMirror = tempDir('empty-mirror', made);
-    const freshCache = tempDir('fresh-cache', made);
-    const cases: { args: string[]; error: RegExp; options?: Partial<CliOptions> }[] = [
-      { args: ['nope/none'], error: /unknown dataset "nope\/none" \(known: .*demo\/bash/ },
-      { args: ['demo/bash', '--tasks', '999'], error: /--tasks: task index 999 is out of range 0-29/ },
-      { args: [join(dir, 'missing.json'), '--env', 'bash'], error: /missing\.json does not exist/ },
-      { args: [malformedJson, '--env', 'bash'], error: /malformed\.json: malformed JSON at line 1/ },
-      { args: [badJsonl, '--env', 'bash'], error: /bad\.jsonl: line 2 is not valid JSON/ },
-      { args: [good], error: /good\.json needs an environment: pass --env/ },
-      {
-        args: ['nl2bash/fs1'],
-        error: /mirror \S+ has no data\/nl2bash\/nl2bash_fs_1\.json/,
-        options: { env: { INTERCODE_DATA_MIRROR: emptyMirror }, cache: freshCache },
-      },
-      { args: ['demo/bash', '--agent', 'replay'], error: /--agent replay needs --trajectories FILE/ },
-      {
-        args: ['demo/bash', '--agent', 'replay', '--trajectories', join(dir, 'none.jsonl')],
-        error: /trajectory file \S+none\.jsonl: cannot read it/,
-      },
-      {
-        args: ['demo/bash', '--concurrency', '0'],
-        error: /--concurrency must be a positive integer, got "0"/,
-      },
-      {
-        args: ['demo/bash', '--agent', 'robot'],
-        error:
-          /option '--agent <agent>' argument 'robot' is invalid\. Allowed choices are gold, replay, human/,
-      },
-      {
-        args: ['demo/bash', '--trajectories', 'x.json'],
-        error: /--trajectories applies to --agent replay only/,
-      },
-      {
-        args: ['demo/bash', '--backend', 'docker', '--image', 'host'],
-        error:
-          /image "host" is not available on the docker backend \(known: debian, debian:<profile>, docker:<name>\)/,
-      },
-      {
-        args: ['demo/bash', '--image', 'debian:nosuch'],
-        error: /image "debian:nosuch": unknown image profile "nosuch"/,
-      },
-      {
-        args: ['demo/ctf', '--compat', 'upstream'],
-        error: /--compat: the ctf environment has no upstream mode/,
-      },
-      { args: ['demo/bash', '--bogus'], error: /unknown option '--bogus' \(run with --help for usage\)/ },
-    ];
-    for (const { args, error, options } of cases) {
-      const cwd = tempDir('cwd', made);
-      const out = join(dir, 'out');
-      const withOut = intercode(['run', ...args, '--out', out], { ...base, ...options, cwd });
-      expect({ args, stderr: withOut.stderr }).toMatchObject({ args, stderr: expect.stringMatching(error) });
-      expectOneLineError(withOut);
-      expect(withOut.stdout).toBe('');
-      expect(existsSync(out)).toBe(false);
-      // Without --out, nothing appears under the working directory either (no runs/ folder).
-      const withoutOut = intercode(['run', ...args], { ...base, ...options, cwd });
-      expectOneLineError(withoutOut, error);
-      expect(readdirSync(cwd)).toEqual([]);
-    }
-    expect(readdirSync(freshCache).filter((name) => name !== 'datasets')).toEqual([]);
-  });
-
-  it('exits 2 naming what to install when the sandbox tools are missing, before creating the run directory', () => {
-    const out = join(tempDir('no-tools', made), 'out');
-    const result = intercode(['run', 'demo/bash', '--out', out], {
-      ...base,
-      env: { PATH: tempDir('empty-path', made) },
-    });
-    expect(result.stderr).toMatch(
-      /^intercode: the bwrap sandbox cannot run here: bubblewrap: bwrap not found \(fix: apt-get install -y bubblewrap\)[^\n]*\n$/,
-    );
-    expect(result.status).toBe(2);
-    expect(existsSync(out)).toBe(false);
-  });
-});
-
-describe('intercode report', () => {
-  it('prints overall and per-group metrics of a run, and a combined block for several', (context) => {
-    if (!available) context.skip();
-    const single = intercode(['report', fullRun], base);
-    expect(single.stderr).toBe('');
-    expect(single.status).toBe(0);
-    const lines = single.stdout.split('\n');
-    expect(lines[0]).toBe(fullRun);
-    expect(lines[1]).toMatch(/^group\s+n\s+solved\s+success\s+mean reward\s+turns\s+error$/);
-    expect(single.stdout).toMatch(/\nall\s+30\s+30\s+100\.0%\s+1\.000\s+1\.00\s+0\.0%\n/);
-    expect(single.stdout).toMatch(/\ntext\s+11\s+11\s+100\.0%/);
-    expect(single.stdout).toMatch(/\narchive\s+4\s+4\s+100\.0%/);
-    expect(single.stdout).not.toContain('combined');
-
-    // A second run: two failed episodes (a skipped task and a wrong answer).
-    const other = join(tempDir('run', made), 'other');
-    const trajectories = join(tempDir('replay', made), 'wrong.jsonl');
-    writeFileSync(
-      trajectories,
-      `${JSON.stringify({ taskId: 'count-errors', turns: [{ action: 'echo no idea' }, { action: 'skip' }] })}\n${JSON.stringify({ taskId: 'list-bundle', turns: [{ action: 'ls /nope' }] })}\n`,
-    );
-    const run = intercode(
-      [
-        'run',
-        'demo/bash',
-        '--agent',
-        'replay',
-        '--trajectories',
-        trajectories,
-        '--tasks',
-        '6,24',
-        '--out',
-        other,
-      ],
-      base,
-    );
-    expect(run.status).toBe(0);
-    const both = intercode(['report', fullRun, other], base);
-    expect(both.status).toBe(0);
-    expect(both.stdout).toContain(`\n${other}\n`);
-    expect(both.stdout).toMatch(/\ncombined \(2 runs\)\n/);
-    const combined = both.stdout.slice(both.stdout.indexOf('combined'));
-    expect(combined).toMatch(/\nall\s+32\s+30\s+93\.8%/);
-    expect(combined).toMatch(/\ntext\s+12\s+11\s+91\.7%/);
-
-    const json = intercode(['report', fullRun, other, '--json'], base);
-    expect(json.status).toBe(0);
-    const report = JSON.parse(json.stdout) as {
-      runs: {
-        directory: string;
-        overall: { n: number; errorRate: number };
-        byGroup: Record<string, unknown>;
-      }[];
-      combined: { overall: { n: number; solved: number } };
-    };
-    expect(report.runs.map((r) => r.directory)).toEqual([fullRun, other]);
-    expect(report.runs[0]!.overall).toMatchObject({ n: 30, solved: 30, successRate: 1 });
-    expect(Object.keys(report.runs[0]!.byGroup)).toEqual(['archive', 'checksum', 'files', 'search', 'text']);
-    // count-errors: `echo no idea` (admissible) then skip; list-bundle: `ls /nope` fails.
-    expect(report.runs[1]!.overall).toMatchObject({ n: 2, solved: 0, errorRate: 0.5 });
-    expect(report.combined.overall).toMatchObject({ n: 32, solved: 30 });
-    const alone = JSON.parse(intercode(['report', fullRun, '--json'], base).stdout) as Record<
-      string,
-      unknown
-    >;
-    expect(alone.combined).toBeUndefined();
-  });
-
-  it('fails in one line for a folder that is not a run directory', () => {
-    const dir = tempDir('not-a-run', made);
-    expectOneLineError(intercode(['report', dir], base), /is not a run directory \(no episodes\.jsonl\)/);
-    writeFileSync(join(dir, 'episodes.jsonl'), '{oops\n');
-    expectOneLineError(intercode(['report', dir], base), /episodes\.jsonl: line 1 is not valid JSON/);
-  });
-});
-
-describe('intercode play', () => {
-  it('plays the gold and submit typed on stdin: reward 1 and its parts', (context) => {
-    if (!available) context.skip();
-    const result = intercode(['play', 'demo/bash', '--task', '0'], {
-      ...base,
-      input: "find /demo/src -type f -name '*.py' | wc -l\nsubmit\n",
-    });
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    expect(result.stdout).toContain('How many Python (.py) files');
-    expect(result.stdout).toContain('5\n');
-    expect(result.stdout).toMatch(
-      /\nreward 1\n {2}file_diff: 0\.33\n {2}file_changes: 0\.33\n {2}answer_similarity: 0\.33\n/,
-    );
-    expect(result.stdout).toContain("gold: find /demo/src -type f -name '*.py' | wc -l\n");
-  });
-
-  it('scores the episode at end of input without a submit', (context) => {
-    if (!available) context.skip();
-    const result = intercode(['play', 'demo/bash', '--task', '0'], { ...base, input: 'echo no idea\n' });
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/\nreward 0\.67\d* \(scored without a submit\)\n/);
-    expect(result.stdout).toMatch(/ {2}answer_similarity: 0\n/);
-  });
-
-  it('fails in one line for a task index out of range', () => {
-    expectOneLineError(
-      intercode(['play', 'demo/bash', '--task', '99'], base),
-      /--task: task index 99 is out of range 0-29 for demo\/bash/,
-    );
   });
 });

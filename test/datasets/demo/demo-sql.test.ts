@@ -1,12 +1,10 @@
 /**
  * `demo/sql`: the embedded dump parses into the documented tables; the tasks are well formed; every
- * gold returns rows on SQLite and a wrong query scores below 1 (SqlEnv API); and the gold agent
- * solves every task through the compiled CLI on SQLite, and on MariaDB and PostgreSQL where their
- * servers are installed (`npm test` builds dist/ first).
+ * gold returns rows on SQLite and a wrong query scores below 1 (SqlEnv API). demo-sql.gold.test.ts
+ * has the gold agent solve every task through the CLI on each engine.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Dataset } from '../../../src/core/task.js';
 import { createDatasetRegistry } from '../../../src/datasets/dataset-registry.js';
 import { demoSqlDataset } from '../../../src/datasets/demo/demo-sql.js';
@@ -15,14 +13,7 @@ import { DEMO_SQL_TABLES, DEMO_SQL_TASKS } from '../../../src/datasets/demo/demo
 import { SqlEnv } from '../../../src/envs/sql/sql-env.js';
 import { parseMysqlDump } from '../../../src/sql/dump/parse-mysql-dump.js';
 import { SqliteEngine } from '../../../src/sql/engine/sqlite/sqlite-engine.js';
-import { checkSqlEngines } from '../../../src/sql/server/check-sql-engines.js';
-import { type CliOptions, intercode, jsonLines } from '../../cli/cli-fixture.js';
-import { cleanup, tempDir } from '../mirror-fixture.js';
-
-const made: string[] = [];
-const saved = process.env.INTERCODE_CACHE_DIR;
-const cache = tempDir('demo-sql-cache', made);
-const base: CliOptions = { cache, timeoutMs: 60_000 };
+import { it } from '../../support/fixtures.js';
 
 const ROWS: Readonly<Record<string, number>> = { ports: 13, ships: 15, crew: 32, voyages: 40, cargo: 51 };
 const KINDS = ['select', 'filter', 'aggregate', 'join', 'order', 'subquery', 'set'];
@@ -31,8 +22,8 @@ let dataset: Dataset;
 let engine: SqliteEngine;
 let env: SqlEnv;
 
-beforeAll(async () => {
-  process.env.INTERCODE_CACHE_DIR = cache;
+// The file's own cache (INTERCODE_CACHE_DIR) for everything below.
+it.beforeAll(async ({ cache }) => {
   dataset = await demoSqlDataset().load();
   engine = new SqliteEngine({ cacheDir: cache });
   await engine.prepare(parseMysqlDump(DEMO_SQL_DUMP));
@@ -42,9 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
   await engine?.close();
-  if (saved === undefined) delete process.env.INTERCODE_CACHE_DIR;
-  else process.env.INTERCODE_CACHE_DIR = saved;
-  cleanup(made);
 });
 
 /** The reward of `query` as the only action of task `id`, on SQLite. */
@@ -166,73 +154,4 @@ describe('demo/sql on the SqlEnv API (SQLite)', () => {
       ),
     ).toBe(1);
   });
-});
-
-interface Episode {
-  taskId: string;
-  maxReward: number;
-  success: boolean;
-  goldCorrupt?: boolean;
-  error?: string;
-}
-
-/** Runs the gold agent on every task with `engine` through the CLI and checks that all score 1. */
-function goldRun(engineId: string): void {
-  const out = join(tempDir(`demo-sql-${engineId}`, made), 'run');
-  const result = intercode(['run', 'demo/sql', '--engine', engineId, '--out', out, '--json'], base);
-  expect(result.stderr).toBe('');
-  expect(result.status).toBe(0);
-  const summary = JSON.parse(result.stdout) as Record<string, unknown>;
-  expect(summary).toMatchObject({
-    dataset: 'demo/sql',
-    env: 'sql',
-    agent: 'gold',
-    engine: engineId,
-    n: DEMO_SQL_TASKS.length,
-    solved: DEMO_SQL_TASKS.length,
-    meanReward: 1,
-    episodeErrors: 0,
-  });
-  expect(Object.keys(summary.byGroup as object).sort()).toEqual([...KINDS].sort());
-  const episodes = jsonLines<Episode>(join(out, 'episodes.jsonl'));
-  expect(episodes.map((episode) => episode.taskId).sort()).toEqual(
-    DEMO_SQL_TASKS.map((task) => task.id).sort(),
-  );
-  for (const episode of episodes) {
-    expect({
-      id: episode.taskId,
-      maxReward: episode.maxReward,
-      corrupt: episode.goldCorrupt ?? false,
-    }).toEqual({
-      id: episode.taskId,
-      maxReward: 1,
-      corrupt: false,
-    });
-  }
-}
-
-/** Why `intercode run --engine <id>` cannot start its own server here, or undefined when it can. */
-async function missingServer(engineId: 'mysql' | 'postgres'): Promise<string | undefined> {
-  const items = await checkSqlEngines();
-  const name = engineId === 'mysql' ? 'mysql engine (MariaDB server)' : 'postgres engine (PostgreSQL server)';
-  for (const item of items) {
-    if ((item.name === name || item.name === 'setpriv (server launcher)') && !item.ok) {
-      return `${engineId} engine unavailable: ${item.detail}`;
-    }
-  }
-  return undefined;
-}
-
-describe('demo/sql through the CLI: the gold agent solves every task', () => {
-  it('on SQLite', () => {
-    goldRun('sqlite');
-  });
-
-  for (const engineId of ['mysql', 'postgres'] as const) {
-    it(`on ${engineId} (its own server; skipped when the server binaries are missing)`, async (context) => {
-      const missing = await missingServer(engineId);
-      if (missing) context.skip(missing);
-      goldRun(engineId);
-    });
-  }
 });

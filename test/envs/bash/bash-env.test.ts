@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Env } from '../../../src/core/env.js';
 import type { Dataset } from '../../../src/core/task.js';
 import { TimeLimit } from '../../../src/core/time-limit.js';
@@ -6,15 +6,14 @@ import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { BashEnv, type BashEnvOptions } from '../../../src/envs/bash/bash-env.js';
 import type { GitChange } from '../../../src/envs/bash/git-status-changes.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
-import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
 
 // BashEnv on demo/bash in real bwrap sandboxes (skipped where bwrap cannot run). One cache dir for
 // the file: the demo file system is built once.
-const made: string[] = [];
-process.env.INTERCODE_CACHE_DIR = tempDir('bash-env-cache', made);
 const provider = new BwrapProvider();
 const envs: Env[] = [];
-let available = false;
+const noBwrap = await bwrapMissing();
 let dataset: Dataset;
 
 /** Index of a demo task by id. */
@@ -33,10 +32,10 @@ function bashEnv(options: Partial<BashEnvOptions> = {}): BashEnv {
 
 const FULL = { file_diff: 0.33, file_changes: 0.33, answer_similarity: 0.33 };
 
-beforeAll(async () => {
+// The file's own cache (INTERCODE_CACHE_DIR) for everything below.
+it.beforeAll(async ({ cache: _cache }) => {
   dataset = await resolveDataset('demo/bash');
-  available = (await provider.check()).ok;
-  if (available) {
+  if (!noBwrap) {
     // Builds (and caches) the demo layer once, before the timed tests.
     const env = bashEnv();
     await env.reset({ index: 0 });
@@ -46,12 +45,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(envs.map((env) => env.close()));
   await provider.close();
-  cleanup(made);
 });
 
 describe('BashEnv rewards (demo/bash)', () => {
-  it('scores the gold action of a read-only task 1.0 with all three parts, and submit returns that score', async (context) => {
-    if (!available) context.skip();
+  it('scores the gold action of a read-only task 1.0 with all three parts, and submit returns that score', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     const { observation, info } = await env.reset({ index: at('count-python-files') });
     expect(observation.text).toBe(dataset.tasks[at('count-python-files')]!.query);
@@ -75,8 +75,8 @@ describe('BashEnv rewards (demo/bash)', () => {
     expect(submitted.observation.text).toBe('5\n');
   });
 
-  it('scores the gold of a task that changes files 1.0', async (context) => {
-    if (!available) context.skip();
+  it('scores the gold of a task that changes files 1.0', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await env.reset({ index: at('write-summary') });
     await env.step(gold('write-summary'));
@@ -86,8 +86,8 @@ describe('BashEnv rewards (demo/bash)', () => {
     expect(score.details?.agentChanges).toEqual([{ path: 'demo/reports/', status: '??' }]);
   });
 
-  it('compares file systems once background jobs are done (a gold ending in `&`)', async (context) => {
-    if (!available) context.skip();
+  it('compares file systems once background jobs are done (a gold ending in `&`)', async ({ needs }) => {
+    needs(noBwrap);
     const task = dataset.tasks[at('write-summary')]!;
     const late: Dataset = {
       ...dataset,
@@ -102,8 +102,10 @@ describe('BashEnv rewards (demo/bash)', () => {
     expect(score.parts).toMatchObject({ file_diff: 0.33, file_changes: 0.33 });
   });
 
-  it('scores a wrong answer to a read-only task 0.67: only the output similarity is lost', async (context) => {
-    if (!available) context.skip();
+  it('scores a wrong answer to a read-only task 0.67: only the output similarity is lost', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await env.reset({ index: at('count-python-files') });
     expect((await env.step('echo nothing useful here')).info.admissible).toBe(true);
@@ -115,8 +117,10 @@ describe('BashEnv rewards (demo/bash)', () => {
     expect(submitted.reward).toBe(score.value);
   });
 
-  it('gives less than full file-diff credit when the agent does nothing on a task that changes files', async (context) => {
-    if (!available) context.skip();
+  it('gives less than full file-diff credit when the agent does nothing on a task that changes files', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await env.reset({ index: at('write-summary') });
     const score = await env.score();
@@ -127,8 +131,8 @@ describe('BashEnv rewards (demo/bash)', () => {
     expect(score.details?.evalChanges).toEqual([{ path: 'demo/reports/', status: '??' }]);
   });
 
-  it('ends the episode with reward 0 on skip', async (context) => {
-    if (!available) context.skip();
+  it('ends the episode with reward 0 on skip', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await env.reset({ index: at('count-python-files') });
     await env.step(gold('count-python-files'));
@@ -144,8 +148,10 @@ describe('BashEnv rewards (demo/bash)', () => {
 });
 
 describe('BashEnv actions', () => {
-  it('throws ENV_RESET_NEEDED on step or score before reset, and ENV_CLOSED after close', async (context) => {
-    if (!available) context.skip();
+  it('throws ENV_RESET_NEEDED on step or score before reset, and ENV_CLOSED after close', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await expect(env.step('ls')).rejects.toMatchObject({ code: 'ENV_RESET_NEEDED' });
     await expect(env.score()).rejects.toMatchObject({ code: 'ENV_RESET_NEEDED' });
@@ -155,8 +161,8 @@ describe('BashEnv actions', () => {
     await expect(env.reset()).rejects.toMatchObject({ code: 'ENV_CLOSED' });
   });
 
-  it('takes string and object actions alike, and rejects a malformed object', async (context) => {
-    if (!available) context.skip();
+  it('takes string and object actions alike, and rejects a malformed object', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await env.reset({ index: at('config-port') });
     const asString = await env.step('echo "two  spaces"; false');
@@ -177,8 +183,8 @@ describe('BashEnv actions', () => {
     expect(submitted).toMatchObject({ reward: 1, terminated: true });
   });
 
-  it('stops an action at its time limit, keeps its partial output, and stays usable', async (context) => {
-    if (!available) context.skip();
+  it('stops an action at its time limit, keeps its partial output, and stays usable', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv({ actionTimeoutMs: 1500 });
     await env.reset({ index: at('count-python-files') });
     const started = performance.now();
@@ -198,8 +204,10 @@ describe('BashEnv actions', () => {
 });
 
 describe('BashEnv isolation', () => {
-  it('runs the gold in a pristine evaluator: the agent never sees its changes, nor can it change its result', async (context) => {
-    if (!available) context.skip();
+  it('runs the gold in a pristine evaluator: the agent never sees its changes, nor can it change its result', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     // The gold of write-summary creates /demo/reports; it must not appear in the agent's sandbox,
     // even after the evaluation has finished.
@@ -230,8 +238,8 @@ describe('BashEnv isolation', () => {
     expect(second.parts).toEqual({ file_diff: 0, file_changes: 0.33, answer_similarity: 0 });
   });
 
-  it('gives a task the same reward whether or not the agent ran junk elsewhere first', async (context) => {
-    if (!available) context.skip();
+  it('gives a task the same reward whether or not the agent ran junk elsewhere first', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv();
     const rewardOf = async (junk: string | undefined) => {
       await env.reset({ index: at('write-summary') });
@@ -251,8 +259,8 @@ describe('BashEnv isolation', () => {
     expect(junk.details?.goldOutput).toBe(clean.details?.goldOutput);
   });
 
-  it('gives every episode a pristine sandbox and shell', async (context) => {
-    if (!available) context.skip();
+  it('gives every episode a pristine sandbox and shell', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv();
     await env.reset({ index: at('count-python-files') });
     await env.step(
@@ -271,8 +279,10 @@ describe('BashEnv isolation', () => {
     expect((await env.step('ls /demo/again.txt')).info.admissible).toBe(false);
   });
 
-  it('resets the evaluator too: a gold that cannot run twice scores 1.0 in consecutive episodes', async (context) => {
-    if (!available) context.skip();
+  it('resets the evaluator too: a gold that cannot run twice scores 1.0 in consecutive episodes', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     // A second `mv` of the .jpeg files on the same file system would fail and print an error.
     for (let episode = 0; episode < 2; episode += 1) {
@@ -289,8 +299,10 @@ describe('BashEnv isolation', () => {
 });
 
 describe('BashEnv task selection', () => {
-  it('resets to the first task without options, by id or index, and at random only with a seed', async (context) => {
-    if (!available) context.skip();
+  it('resets to the first task without options, by id or index, and at random only with a seed', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv();
     expect((await env.reset()).info.index).toBe(0);
     expect((await env.reset({ taskId: 'old-warnings' })).info.taskId).toBe('old-warnings');
@@ -303,8 +315,8 @@ describe('BashEnv task selection', () => {
     expect((await other.reset({ seed: 3 })).info.taskId).toBe(seeded[2]);
   });
 
-  it('throws ENV_TASK_NOT_FOUND for an index out of range or an unknown id', async (context) => {
-    if (!available) context.skip();
+  it('throws ENV_TASK_NOT_FOUND for an index out of range or an unknown id', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv();
     for (const index of [30, -1, 1.5]) {
       await expect(env.reset({ index })).rejects.toMatchObject({ code: 'ENV_TASK_NOT_FOUND' });
@@ -317,8 +329,10 @@ describe('BashEnv task selection', () => {
 });
 
 describe('BashEnv upstream compatibility mode', () => {
-  it('reproduces upstream\'s quoting: `echo "a  b"` prints a, an unbalanced quote is a malformed command', async (context) => {
-    if (!available) context.skip();
+  it('reproduces upstream\'s quoting: `echo "a  b"` prints a, an unbalanced quote is a malformed command', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = bashEnv({ compat: 'upstream' });
     await env.reset({ index: at('count-python-files') });
     const echoed = await env.step('echo "a  b"');
@@ -334,8 +348,8 @@ describe('BashEnv upstream compatibility mode', () => {
     expect((await env.step('echo [$X]')).observation.text).toBe('[]\n');
   });
 
-  it('emulates `cd` with a tracked working directory', async (context) => {
-    if (!available) context.skip();
+  it('emulates `cd` with a tracked working directory', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv({ compat: 'upstream' });
     await env.reset({ index: at('count-python-files') });
     expect((await env.step('cd /demo')).info.admissible).toBe(true);
@@ -356,8 +370,8 @@ describe('BashEnv upstream compatibility mode', () => {
     expect((await env.step('pwd')).observation.text).toBe('/\n');
   });
 
-  it('reports a timed out action as upstream did', async (context) => {
-    if (!available) context.skip();
+  it('reports a timed out action as upstream did', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv({ compat: 'upstream', actionTimeoutMs: 1500 });
     await env.reset({ index: at('count-python-files') });
     const slow = await env.step('sleep 30');
@@ -366,8 +380,8 @@ describe('BashEnv upstream compatibility mode', () => {
     expect((await env.step('echo ok')).observation.text).toBe('ok\n');
   });
 
-  it('scores the gold 1.0 in compatibility mode too', async (context) => {
-    if (!available) context.skip();
+  it('scores the gold 1.0 in compatibility mode too', async ({ needs }) => {
+    needs(noBwrap);
     const env = bashEnv({ compat: 'upstream' });
     for (const id of ['count-python-files', 'write-summary', 'backup-markdown']) {
       await env.reset({ index: at(id) });
@@ -378,8 +392,8 @@ describe('BashEnv upstream compatibility mode', () => {
 });
 
 describe('BashEnv under TimeLimit', () => {
-  it('truncates the episode after maxTurns steps and then needs a reset', async (context) => {
-    if (!available) context.skip();
+  it('truncates the episode after maxTurns steps and then needs a reset', async ({ needs }) => {
+    needs(noBwrap);
     const env = new TimeLimit(bashEnv(), 2);
     await env.reset({ index: at('count-python-files') });
     const first = await env.step('echo one');

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   type GitChange,
   gitStatusChanges,
@@ -10,16 +10,16 @@ import {
 import { scriptLayer } from '../../../src/envs/bash/script-layer.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
 import type { Sandbox } from '../../../src/sandbox/sandbox.js';
-import { cleanup, MIRROR, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
+import { MIRROR } from '../../support/project.js';
 
 // What `git status --short` would print, computed from a real bwrap sandbox's diff against a small
 // layer built by scriptLayer. Every expectation below was checked against real git on the same tree
 // (git init at /, git add -A, commit, change, git status --short).
-const made: string[] = [];
-process.env.INTERCODE_CACHE_DIR = tempDir('git-status-cache', made);
 const provider = new BwrapProvider();
 const ignored: ReadonlySet<string> = new Set(UPSTREAM_IGNORED);
-let available = false;
+const noBwrap = await bwrapMissing();
 let layer = '';
 let sandbox: Sandbox;
 
@@ -32,9 +32,9 @@ echo d > /proj/keep/d.txt
 echo r > /root/r.txt
 `;
 
-beforeAll(async () => {
-  available = (await provider.check()).ok;
-  if (!available) return;
+// The file's own cache (INTERCODE_CACHE_DIR) for everything below.
+it.beforeAll(async ({ cache: _cache }) => {
+  if (noBwrap) return;
   layer = await scriptLayer(provider, {
     name: 'git-status',
     script: SETUP,
@@ -47,7 +47,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
   await provider.close();
-  cleanup(made);
 });
 
 /** Runs `command` on a pristine copy of the layer and returns the git-status view of the changes. */
@@ -62,8 +61,10 @@ async function statusAfter(command: string): Promise<GitChange[]> {
 const c = (status: string, path: string): GitChange => ({ path, status });
 
 describe('scriptLayer', () => {
-  it('keeps what the script wrote, drops empty directories outside the kept top-level folders, and caches', async (context) => {
-    if (!available) context.skip();
+  it('keeps what the script wrote, drops empty directories outside the kept top-level folders, and caches', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     expect(readFileSync(join(layer, 'proj/sub/deep/c.txt'), 'utf8')).toBe('c\n');
     expect(existsSync(join(layer, 'proj/empty-from-setup'))).toBe(false);
     expect(statSync(join(layer, 'root/kept-empty')).isDirectory()).toBe(true);
@@ -87,21 +88,21 @@ describe('scriptLayer', () => {
 });
 
 describe('gitStatusChanges', () => {
-  it('reports nothing for a pristine sandbox', async (context) => {
-    if (!available) context.skip();
+  it('reports nothing for a pristine sandbox', async ({ needs }) => {
+    needs(noBwrap);
     expect(await statusAfter('true')).toEqual([]);
   });
 
-  it('reports an untracked file as `?? path`', async (context) => {
-    if (!available) context.skip();
+  it('reports an untracked file as `?? path`', async ({ needs }) => {
+    needs(noBwrap);
     expect(await statusAfter('echo x > /proj/new.txt && echo t > /top.txt')).toEqual([
       c('??', 'proj/new.txt'),
       c('??', 'top.txt'),
     ]);
   });
 
-  it('reports a new directory holding files once, as `?? dir/`', async (context) => {
-    if (!available) context.skip();
+  it('reports a new directory holding files once, as `?? dir/`', async ({ needs }) => {
+    needs(noBwrap);
     expect(
       await statusAfter(
         'mkdir -p /proj/newdir/inner /newtop /proj/keep/newsub && echo f > /proj/newdir/inner/f && echo g > /proj/newdir/g && echo f > /newtop/f && echo x > /proj/keep/newsub/x',
@@ -109,41 +110,45 @@ describe('gitStatusChanges', () => {
     ).toEqual([c('??', 'newtop/'), c('??', 'proj/keep/newsub/'), c('??', 'proj/newdir/')]);
   });
 
-  it('does not see new empty directories (nor ones whose subfolders are all empty)', async (context) => {
-    if (!available) context.skip();
+  it('does not see new empty directories (nor ones whose subfolders are all empty)', async ({ needs }) => {
+    needs(noBwrap);
     expect(await statusAfter('mkdir /proj/empty /emptytop && mkdir -p /proj/e1/e2')).toEqual([]);
   });
 
-  it('sees a file in a folder the setup left empty as new (git clean removed that folder)', async (context) => {
-    if (!available) context.skip();
+  it('sees a file in a folder the setup left empty as new (git clean removed that folder)', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     expect(
       await statusAfter('mkdir -p /proj/empty-from-setup/inner && echo x > /proj/empty-from-setup/inner/x'),
     ).toEqual([c('??', 'proj/empty-from-setup/')]);
   });
 
-  it('reports a modified file as M', async (context) => {
-    if (!available) context.skip();
+  it('reports a modified file as M', async ({ needs }) => {
+    needs(noBwrap);
     expect(await statusAfter('echo more >> /proj/a.txt && echo new > /proj/sub/deep/c.txt')).toEqual([
       c('M', 'proj/a.txt'),
       c('M', 'proj/sub/deep/c.txt'),
     ]);
   });
 
-  it('reports a deleted file as D', async (context) => {
-    if (!available) context.skip();
+  it('reports a deleted file as D', async ({ needs }) => {
+    needs(noBwrap);
     expect(await statusAfter('rm /proj/sub/b.txt')).toEqual([c('D', 'proj/sub/b.txt')]);
   });
 
-  it('reports a deleted directory as a D per file it held', async (context) => {
-    if (!available) context.skip();
+  it('reports a deleted directory as a D per file it held', async ({ needs }) => {
+    needs(noBwrap);
     expect(await statusAfter('rm -r /proj/sub')).toEqual([
       c('D', 'proj/sub/b.txt'),
       c('D', 'proj/sub/deep/c.txt'),
     ]);
   });
 
-  it('reports a directory deleted and made again as its deleted files plus the new ones', async (context) => {
-    if (!available) context.skip();
+  it('reports a directory deleted and made again as its deleted files plus the new ones', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     // git: " D proj/sub/b.txt", " D proj/sub/deep/c.txt", "?? proj/sub/new.txt" (the index still has proj/sub).
     const status = await statusAfter('rm -r /proj/sub && mkdir /proj/sub && echo n > /proj/sub/new.txt');
     expect(status).toEqual([
@@ -153,8 +158,8 @@ describe('gitStatusChanges', () => {
     ]);
   });
 
-  it('leaves out the ignored top-level folders (etc, root, home, var, …)', async (context) => {
-    if (!available) context.skip();
+  it('leaves out the ignored top-level folders (etc, root, home, var, …)', async ({ needs }) => {
+    needs(noBwrap);
     expect(
       await statusAfter(
         'mkdir -p /home/u /var/junk /etc/junk && echo x > /home/u/x && echo x > /var/junk/x && echo x > /etc/junk/x && echo x > /root/x && rm /root/r.txt && echo y > /proj/y.txt',

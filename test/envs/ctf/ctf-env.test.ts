@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { envToolChecks } from '../../../src/cli/doctor/machine-checks.js';
 import type { Env } from '../../../src/core/env.js';
 import type { Dataset } from '../../../src/core/task.js';
@@ -8,17 +8,15 @@ import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { CTF_RETRY_MESSAGE, ctfEnvironment } from '../../../src/envs/ctf/ctf-env.js';
 import { CTF_GOLD_ERRATA } from '../../../src/envs/ctf/ctf-errata.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
-import { cleanup, MIRROR, PROJECT_ROOT, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
+import { MIRROR, PROJECT_ROOT } from '../../support/project.js';
 
 // The CTF environment in real bwrap sandboxes (skipped where bwrap cannot run); ctf/picoctf is read
 // from the mirror of the upstream data.
-const made: string[] = [];
-const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
-process.env.INTERCODE_CACHE_DIR = tempDir('ctf-env-cache', made);
-process.env.INTERCODE_DATA_MIRROR = MIRROR;
 const provider = new BwrapProvider();
 const envs: Env[] = [];
-let available = false;
+const noBwrap = await bwrapMissing();
 let pico: Dataset;
 let demo: Dataset;
 let own: Dataset;
@@ -30,11 +28,12 @@ async function ctfEnv(dataset: Dataset, options: Parameters<typeof ctfEnvironmen
   return env;
 }
 
-beforeAll(async () => {
-  available = (await provider.check()).ok;
+// The file's own cache (INTERCODE_CACHE_DIR) and the local mirror (INTERCODE_DATA_MIRROR) for
+// everything below.
+it.beforeAll(async ({ cache: _cache, mirror: _mirror, fileTempDir }) => {
   [pico, demo] = await Promise.all([resolveDataset('ctf/picoctf'), resolveDataset('demo/ctf')]);
   // A dataset of our own whose asset folder has a solution/ folder, nested and at the top.
-  const assets = tempDir('ctf-assets', made);
+  const assets = fileTempDir('ctf-assets');
   mkdirSync(join(assets, 'x', 'solution'), { recursive: true });
   mkdirSync(join(assets, 'x', 'deep', 'solution'), { recursive: true });
   writeFileSync(join(assets, 'x', 'note.txt'), 'hello\n');
@@ -52,19 +51,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(envs.map((env) => env.close()));
   await provider.close();
-  cleanup(made);
-  for (const [key, value] of [
-    ['INTERCODE_CACHE_DIR', saved.cache],
-    ['INTERCODE_DATA_MIRROR', saved.mirror],
-  ] as const) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
 });
 
 describe('CTF environment: task files', () => {
-  it('copies the task folder to /ctf/<id>, starts the shell there, and never copies a solution/ folder', async (context) => {
-    if (!available) context.skip();
+  it('copies the task folder to /ctf/<id>, starts the shell there, and never copies a solution/ folder', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = await ctfEnv(own);
     await env.reset({ taskId: 'x' });
     const listing = await env.step('pwd && find . | sort');
@@ -72,8 +65,10 @@ describe('CTF environment: task files', () => {
     expect((await env.step('cat note.txt')).observation.text).toBe('hello\n');
   });
 
-  it('gives a picoCTF task exactly its files without solution/, although the mirror has one', async (context) => {
-    if (!available) context.skip();
+  it('gives a picoCTF task exactly its files without solution/, although the mirror has one', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const id = '3';
     const upstream = readdirSync(join(MIRROR, 'data/ctf/task_assets', id));
     expect(upstream).toContain('solution');
@@ -87,15 +82,15 @@ describe('CTF environment: task files', () => {
     expect(found.observation.text).not.toMatch(/\/ctf\//);
   });
 
-  it('starts a placeholder-only task in /ctf/<id> holding just the placeholder', async (context) => {
-    if (!available) context.skip();
+  it('starts a placeholder-only task in /ctf/<id> holding just the placeholder', async ({ needs }) => {
+    needs(noBwrap);
     const env = await ctfEnv(pico);
     await env.reset({ taskId: '17' });
     expect((await env.step('pwd; ls -A')).observation.text).toBe('/ctf/17\n.placeholder\n');
   });
 
-  it('drops the previous task files and changes at the next reset', async (context) => {
-    if (!available) context.skip();
+  it('drops the previous task files and changes at the next reset', async ({ needs }) => {
+    needs(noBwrap);
     const env = await ctfEnv(demo);
     await env.reset({ taskId: 'nested-archive' });
     await env.step('tar -xf backup.tar && touch /tmp/left-over');
@@ -107,8 +102,10 @@ describe('CTF environment: task files', () => {
 });
 
 describe('CTF environment: submit', () => {
-  it('takes the whole rest of the line as the flag, spaces included, ignoring case and outer spaces', async (context) => {
-    if (!available) context.skip();
+  it('takes the whole rest of the line as the flag, spaces included, ignoring case and outer spaces', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = await ctfEnv(own);
     await env.reset({ taskId: 'x' });
     const right = await env.step('submit   FLAG{a B}  ');
@@ -120,8 +117,10 @@ describe('CTF environment: submit', () => {
     expect(truncated.reward).toBe(0);
   });
 
-  it('a wrong or empty submit scores 0 and the episode goes on; the right one then ends it', async (context) => {
-    if (!available) context.skip();
+  it('a wrong or empty submit scores 0 and the episode goes on; the right one then ends it', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = await ctfEnv(own);
     await env.reset({ taskId: 'x' });
     const wrong = await env.step('submit flag{nope}');
@@ -140,8 +139,10 @@ describe('CTF environment: submit', () => {
 describe('CTF environment: gold errata', () => {
   const erratum = CTF_GOLD_ERRATA.find((entry) => entry.taskId === '15')!;
 
-  it('task 15: the corrected flag is what crackme.py decodes, and upstream gold lacks its backslash', async (context) => {
-    if (!available) context.skip();
+  it('task 15: the corrected flag is what crackme.py decodes, and upstream gold lacks its backslash', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     expect(pico.tasks.find((task) => task.id === '15')?.gold).toBe(erratum.upstreamGold);
     const env = await ctfEnv(pico);
     await env.reset({ taskId: '15' });
@@ -151,8 +152,10 @@ describe('CTF environment: gold errata', () => {
     expect(decoded.observation.text.trim()).toBe(erratum.correctedGold);
   });
 
-  it('applies the erratum by default, records it in the reset info and the score, and can be turned off', async (context) => {
-    if (!available) context.skip();
+  it('applies the erratum by default, records it in the reset info and the score, and can be turned off', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const definition = ctfEnvironment();
     const task = pico.tasks.find((candidate) => candidate.id === '15')!;
     expect(definition.goldActions(task)).toEqual([`submit ${erratum.correctedGold}`]);
@@ -189,19 +192,17 @@ describe('CTF environment: unrunnable tasks and the public API', () => {
     for (const task of demo.tasks) expect(definition.unrunnable?.(task)).toBeUndefined();
   });
 
-  it('intercode doctor names the CTF tools missing on the host with the apt command', () => {
-    const path = process.env.PATH;
-    process.env.PATH = tempDir('empty-path', made);
-    try {
-      const item = envToolChecks().find((check) => check.name === 'ctf tools (host image)')!;
-      expect(item).toMatchObject({ ok: false, optional: true });
-      expect(item.detail).toMatch(/^missing: python3 gcc .* binwalk$/);
-      expect(item.fix).toMatch(
-        /^apt-get install -y --no-install-recommends python3 gcc .*sleuthkit.* binwalk$/,
-      );
-    } finally {
-      process.env.PATH = path;
-    }
+  it('intercode doctor names the CTF tools missing on the host with the apt command', ({
+    setEnv,
+    tempDir,
+  }) => {
+    setEnv('PATH', tempDir('empty-path'));
+    const item = envToolChecks().find((check) => check.name === 'ctf tools (host image)')!;
+    expect(item).toMatchObject({ ok: false, optional: true });
+    expect(item.detail).toMatch(/^missing: python3 gcc .* binwalk$/);
+    expect(item.fix).toMatch(
+      /^apt-get install -y --no-install-recommends python3 gcc .*sleuthkit.* binwalk$/,
+    );
   });
 
   it('is built only from what the package exports: every name it imports from intercode is public', async () => {

@@ -1,34 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Dataset } from '../../../src/core/task.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { createEnvRegistry } from '../../../src/envs/env-registry.js';
 import { PythonEnv } from '../../../src/envs/python/python-env.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
-import { cleanup, MIRROR, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
 
 // A small MBPP subset played with the registered gold actions, on the upstream mirror.
-const made: string[] = [];
-const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
 const provider = new BwrapProvider();
 const goldActions = createEnvRegistry().get('python').goldActions;
 let dataset: Dataset;
 let env: PythonEnv;
-let available = false;
+const noBwrap = await bwrapMissing();
 
-beforeAll(async () => {
-  process.env.INTERCODE_CACHE_DIR = tempDir('mbpp-gold-cache', made);
-  process.env.INTERCODE_DATA_MIRROR = MIRROR;
+// The file's own cache (INTERCODE_CACHE_DIR) and the local mirror (INTERCODE_DATA_MIRROR) for
+// everything below.
+it.beforeAll(async ({ cache: _cache, mirror: _mirror }) => {
   dataset = await resolveDataset('mbpp/test');
-  available = (await provider.check()).ok;
   env = new PythonEnv({ dataset, provider });
 }, 60_000);
 
 afterAll(async () => {
   await env.close();
   await provider.close();
-  process.env.INTERCODE_CACHE_DIR = saved.cache;
-  process.env.INTERCODE_DATA_MIRROR = saved.mirror;
-  cleanup(made);
 });
 
 async function playGold(id: string) {
@@ -44,8 +39,8 @@ describe('MBPP gold subset', () => {
   it.for(['1', '2', '3', '4', '5', '11', '18', '32', '157', '255', '600'])(
     'task %s: the gold scores 1.0 and is not corrupt',
     { timeout: 60_000 },
-    async (id, context) => {
-      if (!available) context.skip();
+    async (id, { needs }) => {
+      needs(noBwrap);
       const { last } = await playGold(id);
       expect(last.reward).toBe(1);
       expect(last.info.score?.goldCorrupt).toBeUndefined();
@@ -59,8 +54,10 @@ describe('MBPP gold subset', () => {
     expect(submit).toBe('submit encode_list');
   });
 
-  it('flags task 367 corrupt: upstream runs its setup code (which needs the gold class) before the gold', async (context) => {
-    if (!available) context.skip();
+  it('flags task 367 corrupt: upstream runs its setup code (which needs the gold class) before the gold', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const { last } = await playGold('367');
     expect(last.reward).toBe(0);
     expect(last.info.score).toMatchObject({ goldCorrupt: true });

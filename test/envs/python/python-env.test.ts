@@ -1,18 +1,20 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { StepResult } from '../../../src/core/env.js';
 import type { Dataset, Task } from '../../../src/core/task.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { PythonEnv, type PythonEnvOptions } from '../../../src/envs/python/python-env.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
 import { LoopbackServer } from '../../../src/testkit/loopback-server.js';
-import { PROJECT_ROOT } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
+import { PROJECT_ROOT } from '../../support/project.js';
 
 // The Python env on demo/python in real bwrap sandboxes (skipped where bwrap cannot run).
 const provider = new BwrapProvider();
 const envs: PythonEnv[] = [];
-let available = false;
+const noBwrap = await bwrapMissing();
 let dataset: Dataset;
 let shared: PythonEnv;
 
@@ -34,10 +36,10 @@ function hostCanFork(): boolean {
   return spawnSync('/bin/sh', ['-c', 'exit 0']).status === 0;
 }
 
-beforeAll(async () => {
+// The file's own cache (INTERCODE_CACHE_DIR) for everything below.
+it.beforeAll(async ({ cache: _cache }) => {
   dataset = await resolveDataset('demo/python');
-  available = (await provider.check()).ok;
-  if (available) {
+  if (!noBwrap) {
     shared = pythonEnv();
     await shared.reset({ taskId: 'digit-product' });
   }
@@ -49,8 +51,10 @@ afterAll(async () => {
 });
 
 describe('PythonEnv actions (upstream rule: print the value of an expression)', () => {
-  it('prints expressions and leaves assignments, imports, print calls, asserts and defs alone', async (context) => {
-    if (!available) context.skip();
+  it('prints expressions and leaves assignments, imports, print calls, asserts and defs alone', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     expect(text(await shared.step('1 + 1'))).toBe('2');
     expect(text(await shared.step('x = 21'))).toBe('');
@@ -70,8 +74,10 @@ describe('PythonEnv actions (upstream rule: print the value of an expression)', 
     expect(text(await shared.step('None'))).toBe('None');
   });
 
-  it('wraps what upstream wrapped even when that breaks it (from-import, for, augmented assignment)', async (context) => {
-    if (!available) context.skip();
+  it('wraps what upstream wrapped even when that breaks it (from-import, for, augmented assignment)', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     for (const action of ['from os import path', 'for i in range(3): i', 'x += 1']) {
       const step = await shared.step(action);
@@ -80,15 +86,19 @@ describe('PythonEnv actions (upstream rule: print the value of an expression)', 
     }
   });
 
-  it('reports an action the rule cannot parse as upstream did ("Error executing action")', async (context) => {
-    if (!available) context.skip();
+  it('reports an action the rule cannot parse as upstream did ("Error executing action")', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const step = await shared.step('x = (');
     expect(text(step)).toMatch(/^Error executing action: /);
     expect(step.info).toMatchObject({ admissible: false, output: null });
   });
 
-  it('returns an exception as `Error: <message>` without the output, stderr beside stdout otherwise', async (context) => {
-    if (!available) context.skip();
+  it('returns an exception as `Error: <message>` without the output, stderr beside stdout otherwise', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     expect(text(await shared.step('print("lost"); 1 / 0'))).toBe('Error: division by zero');
     expect(text(await shared.step('undefined_name'))).toBe("Error: name 'undefined_name' is not defined");
     const warned = await shared.step('import sys\nprint("out"); print("err", file=sys.stderr)');
@@ -98,8 +108,10 @@ describe('PythonEnv actions (upstream rule: print the value of an expression)', 
 });
 
 describe('PythonEnv protocol robustness: every case gives an observation and the env goes on', () => {
-  it('is not confused by printed fake frames, writes to fd 1 and 2, or a replaced or closed sys.stdout', async (context) => {
-    if (!available) context.skip();
+  it('is not confused by printed fake frames, writes to fd 1 and 2, or a replaced or closed sys.stdout', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step('keep = "state"');
     const fake = '0123456789abcdef0123456789abcdef 17\n{"results": []}';
@@ -114,8 +126,10 @@ describe('PythonEnv protocol robustness: every case gives an observation and the
     expect(text(await shared.step('keep'))).toBe('state');
   });
 
-  it('restarts the interpreter after os._exit, a lost control channel or a crash, and says so', async (context) => {
-    if (!available) context.skip();
+  it('restarts the interpreter after os._exit, a lost control channel or a crash, and says so', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     for (const action of [
       'import os\nos._exit(3)',
       'import os\nos.closerange(3, 1100)',
@@ -133,8 +147,8 @@ describe('PythonEnv protocol robustness: every case gives an observation and the
     }
   });
 
-  it('keeps the state after sys.exit(), a RecursionError and a 2 GiB allocation', async (context) => {
-    if (!available) context.skip();
+  it('keeps the state after sys.exit(), a RecursionError and a 2 GiB allocation', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step('keep = 5');
     expect(text(await shared.step('import sys\nsys.exit(3)'))).toBe('Error: SystemExit: 3');
@@ -146,8 +160,8 @@ describe('PythonEnv protocol robustness: every case gives an observation and the
     expect(text(await shared.step('keep'))).toBe('5');
   });
 
-  it('interrupts an endless loop at the time limit and keeps the state', async (context) => {
-    if (!available) context.skip();
+  it('interrupts an endless loop at the time limit and keeps the state', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step('keep = 7');
     const step = await shared.step('while True:\n    spin = 1');
@@ -157,8 +171,8 @@ describe('PythonEnv protocol robustness: every case gives an observation and the
     expect(text(await shared.step('keep'))).toBe('7');
   });
 
-  it('kills and restarts an interpreter that ignores the interrupt', async (context) => {
-    if (!available) context.skip();
+  it('kills and restarts an interpreter that ignores the interrupt', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step('keep = 7');
     const step = await shared.step(
@@ -170,8 +184,8 @@ describe('PythonEnv protocol robustness: every case gives an observation and the
     expect(text(await shared.step('keep'))).toBe("Error: name 'keep' is not defined");
   });
 
-  it('caps huge output (head and tail kept) and marks it truncated', async (context) => {
-    if (!available) context.skip();
+  it('caps huge output (head and tail kept) and marks it truncated', async ({ needs }) => {
+    needs(noBwrap);
     const env = pythonEnv({ maxOutputBytes: 1000 });
     await env.reset({ taskId: 'digit-product' });
     const step = await env.step('print("a" * 3_000_000 + "END")');
@@ -184,8 +198,8 @@ describe('PythonEnv protocol robustness: every case gives an observation and the
 });
 
 describe('PythonEnv containment of hostile code', () => {
-  it('contains a fork bomb: an observation, the host can fork, the env goes on', async (context) => {
-    if (!available) context.skip();
+  it('contains a fork bomb: an observation, the host can fork, the env goes on', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     const step = await shared.step(
       'import os\nwhile True:\n    try:\n        os.fork()\n    except Exception:\n        pass',
@@ -203,8 +217,10 @@ describe('PythonEnv containment of hostile code', () => {
     ).toBe('True');
   }, 30_000);
 
-  it('contains shutil.rmtree("/"): the host is untouched and the next episode has its files back', async (context) => {
-    if (!available) context.skip();
+  it('contains shutil.rmtree("/"): the host is untouched and the next episode has its files back', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const env = pythonEnv({ actionTimeoutMs: 10_000 });
     await env.reset({ taskId: 'digit-product' });
     const before = readFileSync(`${PROJECT_ROOT}/package.json`, 'utf8');
@@ -222,8 +238,8 @@ describe('PythonEnv containment of hostile code', () => {
     expect((await env.step('submit digit_product')).reward).toBe(1);
   }, 60_000);
 
-  it('cannot reach a server on the host loopback', async (context) => {
-    if (!available) context.skip();
+  it('cannot reach a server on the host loopback', async ({ needs }) => {
+    needs(noBwrap);
     const server = await LoopbackServer.start();
     try {
       const step = await shared.step(
@@ -237,16 +253,18 @@ describe('PythonEnv containment of hostile code', () => {
     }
   });
 
-  it('cannot read /etc/shadow or the project directory', async (context) => {
-    if (!available) context.skip();
+  it('cannot read /etc/shadow or the project directory', async ({ needs }) => {
+    needs(noBwrap);
     for (const path of ['/etc/shadow', `${PROJECT_ROOT}/package.json`]) {
       const step = await shared.step(`print(open(${JSON.stringify(path)}).read())`);
       expect(text(step)).toMatch(/^Error: \[Errno 2\] No such file or directory/);
     }
   });
 
-  it('starts every episode with fresh globals and no process left from the previous one', async (context) => {
-    if (!available) context.skip();
+  it('starts every episode with fresh globals and no process left from the previous one', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step(
       'import subprocess\nleft = subprocess.Popen(["sleep", "1000"], start_new_session=True).pid',
@@ -261,8 +279,8 @@ describe('PythonEnv containment of hostile code', () => {
 });
 
 describe('PythonEnv reward (MBPP semantics)', () => {
-  it('scores the gold 1.0 on submit, with per-test agreement and pass details', async (context) => {
-    if (!available) context.skip();
+  it('scores the gold 1.0 on submit, with per-test agreement and pass details', async ({ needs }) => {
+    needs(noBwrap);
     const env = shared;
     await env.reset({ taskId: 'digit-product' });
     await env.step(task('digit-product').gold as string);
@@ -278,8 +296,8 @@ describe('PythonEnv reward (MBPP semantics)', () => {
     });
   });
 
-  it('gives the share of agreeing tests: a wrong function 0, a partly right one 1/3', async (context) => {
-    if (!available) context.skip();
+  it('gives the share of agreeing tests: a wrong function 0, a partly right one 1/3', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step('def wrong(n):\n    return -1');
     expect((await shared.score()).value).toBe(0);
@@ -295,15 +313,17 @@ describe('PythonEnv reward (MBPP semantics)', () => {
     });
   });
 
-  it('binds the gold function name to the submitted function (any name works)', async (context) => {
-    if (!available) context.skip();
+  it('binds the gold function name to the submitted function (any name works)', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'nth-triangular' });
     await shared.step('def tri(n):\n    return sum(range(n + 1))');
     expect((await shared.step('submit tri')).reward).toBe(1);
   });
 
-  it('runs the setup code before the tests, in a copy that leaves the agent state alone', async (context) => {
-    if (!available) context.skip();
+  it('runs the setup code before the tests, in a copy that leaves the agent state alone', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'cargo-weight' });
     await shared.step(
       'def weigh(items, category):\n    return sum(i.weight for i in items if i.category == category)',
@@ -313,8 +333,8 @@ describe('PythonEnv reward (MBPP semantics)', () => {
     expect(text(await shared.step('cargo_weight'))).toBe("Error: name 'cargo_weight' is not defined");
   });
 
-  it('scores only def actions in Try Again: any other action scores 0', async (context) => {
-    if (!available) context.skip();
+  it('scores only def actions in Try Again: any other action scores 0', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     await shared.step(task('digit-product').gold as string);
     expect((await shared.score()).value).toBe(1);
@@ -322,16 +342,18 @@ describe('PythonEnv reward (MBPP semantics)', () => {
     expect(await shared.score()).toMatchObject({ value: 0 });
   });
 
-  it('answers a bare submit with reward 0 and a clear observation', async (context) => {
-    if (!available) context.skip();
+  it('answers a bare submit with reward 0 and a clear observation', async ({ needs }) => {
+    needs(noBwrap);
     await shared.reset({ taskId: 'digit-product' });
     const step = await shared.step('submit');
     expect(step).toMatchObject({ reward: 0, terminated: true, info: { admissible: false } });
     expect(text(step)).toContain('submit <function-name>');
   });
 
-  it('reproduces upstream with compat "upstream": after scoring, the gold function is in the agent interpreter', async (context) => {
-    if (!available) context.skip();
+  it('reproduces upstream with compat "upstream": after scoring, the gold function is in the agent interpreter', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
     const broken = 'def digit_product(n):\n    return -1\n  oops';
     const fixed = pythonEnv();
     await fixed.reset({ taskId: 'digit-product' });
@@ -348,8 +370,8 @@ describe('PythonEnv reward (MBPP semantics)', () => {
     expect(text(await upstream.step('digit_product(23)'))).toBe('6');
   });
 
-  it('flags a gold that fails its own tests as corrupt', async (context) => {
-    if (!available) context.skip();
+  it('flags a gold that fails its own tests as corrupt', async ({ needs }) => {
+    needs(noBwrap);
     const broken: Dataset = {
       id: 'broken',
       env: 'python',

@@ -4,17 +4,15 @@
  * one statement per action, time limits, huge results, the schema hint, skip/submit, and the MySQL
  * introspection statements the paper's agents use.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { EnvError } from '../../../src/core/errors.js';
 import type { Dataset, Task } from '../../../src/core/task.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { SqlEnv, type SqlEnvOptions } from '../../../src/envs/sql/sql-env.js';
 import { readMysqlDump } from '../../../src/sql/dump/read-mysql-dump.js';
 import { SqliteEngine } from '../../../src/sql/engine/sqlite/sqlite-engine.js';
-import { cleanup, MIRROR, tempDir } from '../../datasets/mirror-fixture.js';
+import { it } from '../../support/fixtures.js';
 
-const made: string[] = [];
-const saved = { cache: process.env.INTERCODE_CACHE_DIR, mirror: process.env.INTERCODE_DATA_MIRROR };
 let spider: Dataset;
 let engine: SqliteEngine;
 const envs: SqlEnv[] = [];
@@ -41,11 +39,11 @@ function gold(index: number): string {
   return value;
 }
 
-beforeAll(async () => {
-  process.env.INTERCODE_CACHE_DIR = tempDir('sql-env-cache', made);
-  process.env.INTERCODE_DATA_MIRROR = MIRROR;
+// The file's own cache (INTERCODE_CACHE_DIR) and the local mirror (INTERCODE_DATA_MIRROR) for
+// everything below.
+it.beforeAll(async ({ cache, mirror: _mirror }) => {
   spider = await resolveDataset('spider/dev');
-  engine = new SqliteEngine({ cacheDir: process.env.INTERCODE_CACHE_DIR });
+  engine = new SqliteEngine({ cacheDir: cache });
   const dump = spider.assets.databaseDump;
   if (!dump) throw new Error('spider/dev has no database dump');
   await engine.prepare(await readMysqlDump(dump));
@@ -54,11 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(envs.map((created) => created.close()));
   await engine?.close();
-  if (saved.cache === undefined) delete process.env.INTERCODE_CACHE_DIR;
-  else process.env.INTERCODE_CACHE_DIR = saved.cache;
-  if (saved.mirror === undefined) delete process.env.INTERCODE_DATA_MIRROR;
-  else process.env.INTERCODE_DATA_MIRROR = saved.mirror;
-  cleanup(made);
 });
 
 describe('SqlEnv rewards (Spider dev on SQLite)', () => {

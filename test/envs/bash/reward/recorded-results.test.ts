@@ -4,11 +4,10 @@
  * outputs, our TF-IDF similarity, p1/p2/p3 and the reward sum must reproduce the logged values.
  *
  * The data is read from $INTERCODE_DATA_MIRROR (default: ../shared/datasets/intercode next to the
- * project); the suite is skipped, with a message, only when that folder does not exist.
+ * project); without that folder the suite is skipped, saying so (it fails under INTERCODE_REQUIRE_ALL).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   answerSimilarity,
@@ -19,11 +18,14 @@ import {
   sumRewardParts,
 } from '../../../../src/envs/bash/reward/bash-reward.js';
 import type { GitStatusEntry } from '../../../../src/envs/bash/reward/git-status.js';
+import { mirrorMissing } from '../../../support/missing-components.js';
+import { MIRROR } from '../../../support/project.js';
+import { describeMissing } from '../../../support/skip-if-missing.js';
 
-const projectRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const mirror = process.env.INTERCODE_DATA_MIRROR || resolve(projectRoot, '../shared/datasets/intercode');
+const mirror = MIRROR;
 const resultsDir = join(mirror, 'data', 'results', 'bash');
-const mirrorPresent = existsSync(mirror);
+const noMirror = mirrorMissing(mirror);
+const mirrorPresent = noMirror === null;
 
 /** The Bash info dict of a logged episode's last submit, once checked for the fields we use. */
 interface LoggedInfo {
@@ -117,11 +119,10 @@ const reports: FileReport[] =
       })
     : [];
 
-describe.skipIf(!mirrorPresent)(
-  mirrorPresent
-    ? `recorded Bash results in ${resultsDir}`
-    : `recorded Bash results (SKIPPED: data mirror ${mirror} not found; set INTERCODE_DATA_MIRROR)`,
-  () => {
+if (noMirror) {
+  describeMissing('recorded Bash results', noMirror);
+} else {
+  describe(`recorded Bash results in ${resultsDir}`, () => {
     it('finds the Bash result files, some with reward info', () => {
       expect(existsSync(resultsDir), `${resultsDir} exists`).toBe(true);
       expect(reports.length).toBeGreaterThan(0);
@@ -236,5 +237,5 @@ describe.skipIf(!mirrorPresent)(
         });
       });
     }
-  },
-);
+  });
+}

@@ -16,14 +16,16 @@
  * - error messages (`Error executing query: …`), `None` / `null`: not a result set → reward 0.
  *
  * The data is read from $INTERCODE_DATA_MIRROR (default: ../shared/datasets/intercode next to the
- * project); the suite is skipped, with a message, only when that folder does not exist.
+ * project); without that folder the suite is skipped, saying so (it fails under INTERCODE_REQUIRE_ALL).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PyTuple, pyRepr, pyRowStr } from '../../../../src/envs/python-compat/python-repr.js';
 import { type SqlReward, type SqlRewardRule, sqlReward } from '../../../../src/envs/sql/reward/sql-reward.js';
+import { mirrorMissing } from '../../../support/missing-components.js';
+import { MIRROR } from '../../../support/project.js';
+import { describeMissing } from '../../../support/skip-if-missing.js';
 import {
   JsonNumber,
   jsonToPy,
@@ -32,10 +34,10 @@ import {
   parsePythonLiteral,
 } from './logged-observations.js';
 
-const projectRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const mirror = process.env.INTERCODE_DATA_MIRROR || resolve(projectRoot, '../shared/datasets/intercode');
+const mirror = MIRROR;
 const resultsDir = join(mirror, 'data', 'results', 'sql');
-const mirrorPresent = existsSync(mirror);
+const noMirror = mirrorMissing(mirror);
+const mirrorPresent = noMirror === null;
 
 type JsonObject = { [key: string]: LosslessJson };
 const isObject = (v: LosslessJson | undefined): v is JsonObject =>
@@ -148,11 +150,10 @@ const planSolve = load(files.planSolve);
 const refine = load(files.refine);
 const human = load(files.human);
 
-describe.skipIf(!mirrorPresent)(
-  mirrorPresent
-    ? `recorded SQL results in ${resultsDir}`
-    : `recorded SQL results (SKIPPED: data mirror ${mirror} not found; set INTERCODE_DATA_MIRROR)`,
-  () => {
+if (noMirror) {
+  describeMissing('recorded SQL results', noMirror);
+} else {
+  describe(`recorded SQL results in ${resultsDir}`, () => {
     it('finds the Plan & Solve, refine and human result files', () => {
       for (const rel of Object.values(files)) expect(existsSync(join(resultsDir, rel)), rel).toBe(true);
     });
@@ -217,5 +218,5 @@ describe.skipIf(!mirrorPresent)(
         expect(differ.map(([key]) => key)).toEqual([]);
       });
     });
-  },
-);
+  });
+}

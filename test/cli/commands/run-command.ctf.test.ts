@@ -1,28 +1,25 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { EpisodeRecord } from '../../../src/harness/episode-record.js';
 import type { RunSummary } from '../../../src/harness/run-summary.js';
-import { intercode, jsonLines } from '../../cli/cli-fixture.js';
-import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
+import type { CliRunner } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { jsonLines } from '../../support/json-lines.js';
 
 // `intercode run` of the CTF datasets through the compiled CLI, with the gold agent.
-const made: string[] = [];
-const cache = tempDir('ctf-run-cache', made);
 
-afterAll(() => cleanup(made));
-
-function run(args: string[]): {
+function run(
+  cli: CliRunner,
+  out: string,
+  args: string[],
+): {
   summary: RunSummary;
   episodes: EpisodeRecord[];
   stderr: string;
   status: number | null;
 } {
-  const out = join(tempDir('ctf-run', made), 'run');
-  const result = intercode(['run', ...args, '--agent', 'gold', '--out', out, '--json'], {
-    cache,
-    timeoutMs: 300_000,
-  });
+  const result = cli.run(['run', ...args, '--agent', 'gold', '--out', out, '--json'], { timeoutMs: 300_000 });
   if (result.status !== 0) throw new Error(`intercode run failed: ${result.stderr}`);
   return {
     summary: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary,
@@ -33,8 +30,11 @@ function run(args: string[]): {
 }
 
 describe('intercode run with the CTF environment', () => {
-  it('demo/ctf: the gold agent solves every task, its solve command printing the flag first', () => {
-    const { summary, episodes } = run(['demo/ctf']);
+  it('demo/ctf: the gold agent solves every task, its solve command printing the flag first', ({
+    cli,
+    tempDir,
+  }) => {
+    const { summary, episodes } = run(cli, join(tempDir('ctf-run'), 'run'), ['demo/ctf']);
     expect(summary).toMatchObject({ env: 'ctf', n: 7, solved: 7, successRate: 1, episodeErrors: 0 });
     expect(summary.skipped).toBeUndefined();
     for (const episode of episodes) {
@@ -45,8 +45,11 @@ describe('intercode run with the CTF environment', () => {
     }
   });
 
-  it('ctf/picoctf: every runnable task scores 1.0; unrunnable ones are skipped with their reason, not failed', () => {
-    const { summary, episodes } = run(['ctf/picoctf']);
+  it('ctf/picoctf: every runnable task scores 1.0; unrunnable ones are skipped with their reason, not failed', ({
+    cli,
+    tempDir,
+  }) => {
+    const { summary, episodes } = run(cli, join(tempDir('ctf-run'), 'run'), ['ctf/picoctf']);
     expect(summary.skipped).toHaveLength(23);
     expect(summary).toMatchObject({ n: 77, solved: 77, successRate: 1, episodeErrors: 0, complete: true });
     expect(episodes.every((episode) => episode.maxReward === 1)).toBe(true);
@@ -62,12 +65,17 @@ describe('intercode run with the CTF environment', () => {
     expect(fifteen).toHaveProperty('erratum.upstreamGold', String.raw`picoCTF{1|/|_4_p34|\|ut_f3bc410e}`);
   });
 
-  it('--include-unrunnable plays the skipped tasks too', () => {
+  it('--include-unrunnable plays the skipped tasks too', ({ cli, tempDir }) => {
     // Indices 1, 9 and 65 are tasks 1 (network), 9 (network) and 65 (assets missing).
-    const without = run(['ctf/picoctf', '--tasks', '1,9,65,0']);
+    const without = run(cli, join(tempDir('ctf-run'), 'run'), ['ctf/picoctf', '--tasks', '1,9,65,0']);
     expect(without.summary.n).toBe(1);
     expect(without.stderr).toMatch(/skipping 3 unrunnable task/);
-    const withAll = run(['ctf/picoctf', '--tasks', '1,9,65,0', '--include-unrunnable']);
+    const withAll = run(cli, join(tempDir('ctf-run-all'), 'run'), [
+      'ctf/picoctf',
+      '--tasks',
+      '1,9,65,0',
+      '--include-unrunnable',
+    ]);
     expect(withAll.summary.skipped).toBeUndefined();
     expect(withAll.episodes.map((episode) => episode.taskId).sort()).toEqual(['0', '1', '65', '9']);
   });

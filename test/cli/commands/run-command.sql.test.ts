@@ -1,14 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, MIRROR, tempDir } from '../datasets/mirror-fixture.js';
-import { type CliOptions, expectOneLineError, intercode, jsonLines } from './cli-fixture.js';
+import { describe, expect } from 'vitest';
+import { expectOneLineError } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { jsonLines } from '../../support/json-lines.js';
+import { mirrorMissing } from '../../support/missing-components.js';
+import { MIRROR } from '../../support/project.js';
 
 // `intercode run` on SQL datasets end to end: the compiled CLI in a child process, the SQLite
 // engine, Spider from the local mirror. One cache dir for the file, so the databases are built once.
-const made: string[] = [];
-const cache = tempDir('sql-run-cache', made);
-const base: CliOptions = { cache, timeoutMs: 120_000 };
+const SLOW = { timeoutMs: 120_000 };
 const RECORDED = join(MIRROR, 'data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json');
 
 interface Turn {
@@ -29,12 +30,13 @@ const episodesOf = (dir: string) => jsonLines<Episode>(join(dir, 'episodes.jsonl
 const summaryOf = (dir: string) =>
   JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Record<string, unknown>;
 
-afterAll(() => cleanup(made));
-
 describe('intercode run on SQL datasets', () => {
-  it('plays the gold of spider/dev tasks 0-19 on SQLite: 20/20 solved, engine and hardness groups in the summary', () => {
-    const out = join(tempDir('sql-gold', made), 'run');
-    const result = intercode(['run', 'spider/dev', '--tasks', '0-19', '--out', out], base);
+  it('plays the gold of spider/dev tasks 0-19 on SQLite: 20/20 solved, engine and hardness groups in the summary', ({
+    cli,
+    tempDir,
+  }) => {
+    const out = join(tempDir('sql-gold'), 'run');
+    const result = cli.run(['run', 'spider/dev', '--tasks', '0-19', '--out', out], SLOW);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^all\s+20\s+20\s+100\.0%/m);
@@ -62,21 +64,25 @@ describe('intercode run on SQL datasets', () => {
     expect(byGroup.medium?.n).toBe(episodes.filter((episode) => episode.group === 'medium').length);
   });
 
-  it('runs with --handicap', () => {
-    const out = join(tempDir('sql-handicap', made), 'run');
-    const result = intercode(
+  it('runs with --handicap', ({ cli, tempDir }) => {
+    const out = join(tempDir('sql-handicap'), 'run');
+    const result = cli.run(
       ['run', 'spider/dev', '--tasks', '0-2', '--handicap', '--json', '--out', out],
-      base,
+      SLOW,
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ n: 3, solved: 3, engine: 'sqlite' });
   });
 
-  it('replays the recorded GPT-4 Try Again trajectories (tasks 0-29): every episode has turns, SHOW/DESCRIBE work', (context) => {
-    if (!existsSync(RECORDED)) context.skip();
-    const out = join(tempDir('sql-replay', made), 'run');
-    const result = intercode(
+  it('replays the recorded GPT-4 Try Again trajectories (tasks 0-29): every episode has turns, SHOW/DESCRIBE work', ({
+    cli,
+    tempDir,
+    needs,
+  }) => {
+    needs(mirrorMissing(RECORDED));
+    const out = join(tempDir('sql-replay'), 'run');
+    const result = cli.run(
       [
         'run',
         'spider/dev',
@@ -93,7 +99,7 @@ describe('intercode run on SQL datasets', () => {
         '--out',
         out,
       ],
-      base,
+      SLOW,
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -160,11 +166,11 @@ describe('intercode run on SQL datasets: bad input', () => {
     ],
   ];
   for (const [what, args, message] of cases) {
-    it(`refuses ${what}: exit 1, one line, no run directory, nothing downloaded`, () => {
-      const dir = tempDir('sql-bad', made);
+    it(`refuses ${what}: exit 1, one line, no run directory, nothing downloaded`, ({ cli, tempDir }) => {
+      const dir = tempDir('sql-bad');
       const out = join(dir, 'run');
       const emptyCache = join(dir, 'cache');
-      const result = intercode([...args, '--tasks', '0-1', '--out', out], { ...base, cache: emptyCache });
+      const result = cli.run([...args, '--tasks', '0-1', '--out', out], { ...SLOW, cache: emptyCache });
       expectOneLineError(result, message);
       expect(result.stdout).toBe('');
       expect(existsSync(out)).toBe(false);

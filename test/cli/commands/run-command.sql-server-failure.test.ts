@@ -1,26 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkSqlEngines } from '../../src/sql/server/check-sql-engines.js';
-import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
-import {
-  type CliOptions,
-  expectOneLineError,
-  intercode,
-  jsonLines,
-  ownerOf,
-  startIntercode,
-  waitFor,
-} from './cli-fixture.js';
+import { describe, expect } from 'vitest';
+import { expectOneLineError } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { jsonLines } from '../../support/json-lines.js';
+import { sqlServerMissing } from '../../support/missing-components.js';
+import { ownerOf } from '../../support/owner-of.js';
+import { waitFor } from '../../support/wait-for.js';
 
 // What `intercode run` does when its database server is unreachable or dies in the middle of a run.
-const made: string[] = [];
-const cache = tempDir('sql-failure-cache', made);
-const base: CliOptions = { cache, timeoutMs: 120_000 };
-const mysqlReady =
-  (await checkSqlEngines()).find((item) => item.name.startsWith('mysql engine'))?.ok === true;
-
-afterAll(() => cleanup(made));
+const SLOW = { timeoutMs: 120_000 };
+const noMysql = await sqlServerMissing('mysql');
 
 /** Pids of processes whose command line mentions `text`. */
 function processesMentioning(text: string): number[] {
@@ -37,10 +27,14 @@ function processesMentioning(text: string): number[] {
 }
 
 describe('SQL server failures', () => {
-  it('refuses a --db-url that cannot be reached with one line, before creating the run directory', (context) => {
-    if (!mysqlReady) context.skip();
-    const out = join(tempDir('bad-url', made), 'run');
-    const result = intercode(
+  it('refuses a --db-url that cannot be reached with one line, before creating the run directory', ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noMysql);
+    const out = join(tempDir('bad-url'), 'run');
+    const result = cli.run(
       [
         'run',
         'spider/dev',
@@ -51,7 +45,7 @@ describe('SQL server failures', () => {
         '--out',
         out,
       ],
-      base,
+      SLOW,
     );
     expect(result.stderr).toMatch(/^intercode: [^\n]+\n$/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -59,21 +53,22 @@ describe('SQL server failures', () => {
     expect(() => readdirSync(out)).toThrow();
   });
 
-  it('refuses a malformed --db-url as a usage error', () => {
-    const out = join(tempDir('malformed-url', made), 'run');
+  it('refuses a malformed --db-url as a usage error', ({ cli, tempDir }) => {
+    const out = join(tempDir('malformed-url'), 'run');
     expectOneLineError(
-      intercode(['run', 'spider/dev', '--engine', 'postgres', '--db-url', 'not a url', '--out', out], base),
+      cli.run(['run', 'spider/dev', '--engine', 'postgres', '--db-url', 'not a url', '--out', out], SLOW),
     );
   });
 
-  it('stops cleanly when the server dies mid-run, keeps every finished episode, and resumes after', async (context) => {
-    if (!mysqlReady) context.skip();
-    const out = join(tempDir('server-dies', made), 'run');
+  it('stops cleanly when the server dies mid-run, keeps every finished episode, and resumes after', async ({
+    cli,
+    needs,
+    tempDir,
+  }) => {
+    needs(noMysql);
+    const out = join(tempDir('server-dies'), 'run');
     const log = join(out, 'episodes.jsonl');
-    const run = startIntercode(
-      ['run', 'spider/dev', '--engine', 'mysql', '--tasks', '0-299', '--out', out],
-      base,
-    );
+    const run = cli.start(['run', 'spider/dev', '--engine', 'mysql', '--tasks', '0-299', '--out', out]);
     await waitFor(() => jsonLines(log).length >= 20, 60_000, '20 finished episodes');
     const owner = ownerOf(run.child.pid!);
     const servers = processesMentioning(owner).filter((pid) =>
@@ -92,9 +87,9 @@ describe('SQL server failures', () => {
     expect(summary.complete).toBe(false);
     expect(processesMentioning(owner)).toEqual([]);
 
-    const resumed = intercode(
+    const resumed = cli.run(
       ['run', 'spider/dev', '--engine', 'mysql', '--tasks', '0-299', '--out', out, '--resume', '--json'],
-      base,
+      SLOW,
     );
     expect(resumed.status).toBe(0);
     const final = jsonLines<{ taskId: string; error?: string }>(log);

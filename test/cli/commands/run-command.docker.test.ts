@@ -1,10 +1,12 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheDir } from '../../src/core/host/cache-dir.js';
-import { ensureDebianImage } from '../../src/sandbox/index.js';
-import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
-import { describeDockerMissing, dockerUnavailable } from '../sandbox/docker-gate.js';
-import { intercode, jsonLines } from './cli-fixture.js';
+import { describe, expect } from 'vitest';
+import { cacheDir } from '../../../src/core/host/cache-dir.js';
+import { ensureDebianImage } from '../../../src/sandbox/index.js';
+import { intercode } from '../../support/cli-runner.js';
+import { it } from '../../support/fixtures.js';
+import { jsonLines } from '../../support/json-lines.js';
+import { dockerMissing } from '../../support/missing-components.js';
+import { describeMissing } from '../../support/skip-if-missing.js';
 
 // The gold agent through the real CLI on both backends with the same Debian image: docker must
 // score every task exactly as bwrap does (and every gold solves its task). The images come from the
@@ -21,24 +23,21 @@ const CASES = [
   { dataset: 'demo/python', image: 'debian:python', profile: 'python' },
 ] as const;
 
-const reason = await dockerUnavailable();
+const noDocker = await dockerMissing();
 
-if (reason) {
-  describeDockerMissing('gold on docker and bwrap', reason);
+if (noDocker) {
+  describeMissing('gold on docker and bwrap', noDocker, 'docker');
 } else {
   describe('gold on docker and bwrap', () => {
-    const made: string[] = [];
-    // The user cache: images are large and built once; the demo layers are small.
+    // The user cache, not the file's own: images are large and built once; the demo layers are small.
     const cache = cacheDir();
 
-    beforeAll(async () => {
+    it.beforeAll(async () => {
       for (const { profile } of CASES) await ensureDebianImage(profile);
     }, 900_000);
-    afterAll(() => cleanup(made));
 
     /** Rewards of a gold run, by task id: the episode's and each turn's. */
-    function goldRewards(dataset: string, backend: string, image: string) {
-      const out = join(tempDir(`docker-gold-${backend}`, made), 'run');
+    function goldRewards(out: string, dataset: string, backend: string, image: string) {
       const result = intercode(
         ['run', dataset, '--agent', 'gold', '--backend', backend, '--image', image, '--out', out, '--json'],
         { cache, timeoutMs: 300_000 },
@@ -53,17 +52,17 @@ if (reason) {
       );
     }
 
-    it.each(CASES)(
+    it.for(CASES)(
       '$dataset ($image): docker scores every task as bwrap does, all 1.0',
-      ({ dataset, image }) => {
-        const bwrap = goldRewards(dataset, 'bwrap', image);
-        const docker = goldRewards(dataset, 'docker', image);
+      { timeout: 700_000 },
+      ({ dataset, image }, { tempDir }) => {
+        const bwrap = goldRewards(join(tempDir('docker-gold-bwrap'), 'run'), dataset, 'bwrap', image);
+        const docker = goldRewards(join(tempDir('docker-gold-docker'), 'run'), dataset, 'docker', image);
         expect(Object.keys(bwrap).length).toBeGreaterThan(0);
         expect(docker).toEqual(bwrap);
         const unsolved = Object.entries(docker).filter(([, { reward }]) => reward !== 1);
         expect(unsolved).toEqual([]);
       },
-      700_000,
     );
   });
 }

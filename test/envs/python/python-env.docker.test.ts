@@ -5,12 +5,13 @@ import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { PythonEnv } from '../../../src/envs/python/python-env.js';
 import { DockerProvider } from '../../../src/sandbox/docker/docker-provider.js';
 import { ensureDebianImage } from '../../../src/sandbox/index.js';
-import { describeDockerMissing, dockerUnavailable } from '../../sandbox/docker-gate.js';
+import { dockerMissing } from '../../support/missing-components.js';
+import { describeMissing } from '../../support/skip-if-missing.js';
 
 // The Python env on the docker backend: its driver runs through the docker sandbox's `spawn`, in a
 // container whose pid namespace it shares with the supervisors of docker's execs.
 
-const reason = await dockerUnavailable();
+const noDocker = await dockerMissing();
 const text = (step: StepResult) => step.observation.text;
 
 /** Python code that defines `_left()`: whether a process running `sleep 1000` is in the container. */
@@ -36,8 +37,8 @@ print(_left())`;
 
 const SLEEPER_LEFT = `${LEFT}\nprint(_left())`;
 
-if (reason) {
-  describeDockerMissing('PythonEnv on docker', reason);
+if (noDocker) {
+  describeMissing('PythonEnv on docker', noDocker, 'docker');
 } else {
   describe('PythonEnv on docker', () => {
     const provider = new DockerProvider();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { figure } from '../../src/harness/bench/bench-figure.js';
-import { benchComparison } from '../../src/harness/bench/bench-table.js';
+import { figure } from '../../../src/harness/bench/bench-figure.js';
+import { benchComparison } from '../../../src/harness/bench/bench-table.js';
 
 describe('benchComparison', () => {
   it('puts the p50 of each backend side by side with its ratio to the first backend', () => {

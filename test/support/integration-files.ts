@@ -1,0 +1,44 @@
+/**
+ * The test files of the `integration` Vitest project: each needs root, a sandbox, a daemon, a database
+ * server, or a CLI run that needs one of them. Every other test file is in the `unit` project, which a
+ * contributor runs without root (`npm run test:unit`). A new file that needs any of these goes here.
+ */
+export const INTEGRATION_FILES: readonly string[] = [
+  // The package as a user installs it, then the CLI in real bwrap sandboxes.
+  'test/package.test.ts',
+  // The CLI in real sandboxes (bwrap, docker) or against database servers it starts.
+  'test/cli/commands/bench-command.test.ts',
+  'test/cli/commands/play-command.test.ts',
+  'test/cli/commands/report-command.test.ts',
+  'test/cli/commands/run-command.bad-input.test.ts',
+  'test/cli/commands/run-command.test.ts',
+  'test/cli/commands/run-command.ctf.test.ts',
+  'test/cli/commands/run-command.docker.test.ts',
+  'test/cli/commands/run-command.sql-server-failure.test.ts',
+  'test/examples/node-repl.test.ts',
+  // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
+  'test/datasets/demo/demo-bash.sandbox.test.ts',
+  'test/datasets/demo/demo-python.gold.test.ts',
+  'test/datasets/demo/demo-sql.gold.test.ts',
+  // Environments and the runner in real sandboxes.
+  'test/envs/bash/bash-env.test.ts',
+  'test/envs/bash/git-status-changes.test.ts',
+  'test/envs/ctf/ctf-env.test.ts',
+  'test/envs/defined-env.test.ts',
+  'test/envs/python/mbpp-gold.test.ts',
+  'test/envs/python/python-env.test.ts',
+  'test/envs/python/python-env.docker.test.ts',
+  'test/harness/run-benchmark.test.ts',
+  // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
+  'test/sandbox/bwrap-conformance.test.ts',
+  'test/sandbox/bwrap-debian-conformance.test.ts',
+  'test/sandbox/docker-conformance.test.ts',
+  'test/sandbox/docker-digest.test.ts',
+  'test/sandbox/images/debian-image.test.ts',
+  // The MariaDB and PostgreSQL servers and the engines on them.
+  'test/sql/engine/mysql/mariadb-server.test.ts',
+  'test/sql/engine/mysql/mysql-engine.test.ts',
+  'test/sql/engine/postgres/postgres-engine.test.ts',
+  'test/sql/engine/postgres/postgres-introspection.test.ts',
+  'test/sql/engine/postgres/postgres-server.test.ts',
+];
