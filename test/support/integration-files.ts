@@ -15,6 +15,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.ctf.test.ts',
   'test/cli/commands/run-command.docker.test.ts',
   'test/cli/commands/run-command.sql-server-failure.test.ts',
+  'test/cli/commands/run-command.sql.test.ts',
   'test/examples/node-repl.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',
@@ -34,11 +35,14 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sandbox/bwrap-debian-conformance.test.ts',
   'test/sandbox/docker-conformance.test.ts',
   'test/sandbox/docker-digest.test.ts',
+  'test/sandbox/provider-images.test.ts',
   'test/sandbox/images/debian-image.test.ts',
   // The MariaDB and PostgreSQL servers and the engines on them.
-  'test/sql/engine/mysql/mariadb-server.test.ts',
+  'test/sql/server/mariadb-server.test.ts',
+  'test/sql/server/postgres-server.test.ts',
+  'test/sql/engine/mysql/mysql-account-check.test.ts',
+  'test/sql/engine/postgres/postgres-account-check.test.ts',
   'test/sql/engine/mysql/mysql-engine.test.ts',
   'test/sql/engine/postgres/postgres-engine.test.ts',
   'test/sql/engine/postgres/postgres-introspection.test.ts',
-  'test/sql/engine/postgres/postgres-server.test.ts',
 ];
