@@ -52,6 +52,19 @@ if (noDocker) {
       );
     }
 
+    it('demo/bash on docker without --image: the backend picks its own image (debian) and solves 30/30', {
+      timeout: 700_000,
+    }, ({ tempDir }) => {
+      const out = join(tempDir('docker-default-image'), 'run');
+      const result = intercode(['run', 'demo/bash', '--backend', 'docker', '--out', out, '--json'], {
+        cache,
+        timeoutMs: 600_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as { backend?: string; n: number; solved: number };
+      expect(summary).toMatchObject({ backend: 'docker', n: 30, solved: 30 });
+    });
+
     it.for(CASES)(
       '$dataset ($image): docker scores every task as bwrap does, all 1.0',
       { timeout: 700_000 },
