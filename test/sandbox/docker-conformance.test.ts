@@ -7,7 +7,6 @@ import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
 import { parseImageRef } from '../../src/sandbox/image-ref.js';
 import { ensureDebianImage } from '../../src/sandbox/images/ensure-debian-image.js';
 import { describeSandboxConformance } from '../../src/testkit/index.js';
-import { PLATFORM_LIMIT } from '../support/require-all-reporter.js';
 import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
 import { dockerResidue } from './docker-residue.js';
 
@@ -25,11 +24,6 @@ if (reason) {
   const ref = parseImageRef(image);
   if (ref?.kind === 'debian') await ensureDebianImage(ref.profile);
   const diskQuota = await diskQuotaSupported(dockerClient());
-  if (!diskQuota) {
-    describe('sandbox conformance: docker', () => {
-      it.skip(`${PLATFORM_LIMIT}disk quota: the storage driver cannot limit a container layer on this kernel`, () => {});
-    });
-  }
   describeSandboxConformance('docker', () => new DockerProvider(), {
     spec: { image },
     // Containers are children of the daemon, not of this process.
