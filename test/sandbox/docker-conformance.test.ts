@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'vitest';
 import { currentOwner } from '../../src/core/host/owner.js';
 import { diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
