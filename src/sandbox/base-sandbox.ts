@@ -5,6 +5,7 @@ import type {
   ExecOptions,
   ExecResult,
   FileChange,
+  Quiesced,
   Sandbox,
   SandboxLimits,
   SandboxProcess,
@@ -116,6 +117,7 @@ export abstract class BaseSandbox implements Sandbox {
     options?: Pick<ExecOptions, 'cwd' | 'env'>,
   ): Promise<SandboxProcess>;
   abstract readFile(path: string): Promise<Uint8Array>;
+  abstract quiesce(): Promise<Quiesced>;
   abstract diff(): Promise<FileChange[]>;
   abstract digest(paths: readonly string[]): Promise<Record<string, string | null>>;
   abstract snapshot(directory: string): Promise<void>;

@@ -1,5 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { CheckItem } from '../core/host/check-item.js';
+import type { Quiesced } from './process-freezer.js';
+
+export type { Quiesced } from './process-freezer.js';
 
 /** Resource limits of one sandbox. */
 export interface SandboxLimits {
@@ -120,11 +123,22 @@ export interface Sandbox {
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** Back to the pristine image: every process is killed, every file change is dropped. */
   reset(): Promise<void>;
-  /** Added, modified and deleted paths against the pristine image, sorted by path. */
+  /**
+   * Stops every process of the sandbox (none runs, none starts) until `resume()`: what `diff`,
+   * `digest` and `snapshot` read then cannot change under them. Scoring calls it first (an agent's
+   * process left running, even one started with `setsid`, could otherwise swap what the walk is
+   * about to open); processes that cannot be stopped are killed. Commands must not be run meanwhile.
+   */
+  quiesce(): Promise<Quiesced>;
+  /**
+   * Added, modified and deleted paths against the pristine image, sorted by path. The walk is
+   * bounded (`ScorerBounds`): past a bound it rejects with a `ScorerLimitError`.
+   */
   diff(): Promise<FileChange[]>;
   /**
    * Content digests of paths: files by content, directories recursively (names and contents),
-   * symbolic links by their target, never followed; null for a path that does not exist.
+   * symbolic links by their target, never followed; null for a path that does not exist. Bounded
+   * like `diff`.
    */
   digest(paths: readonly string[]): Promise<Record<string, string | null>>;
   /**

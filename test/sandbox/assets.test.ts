@@ -42,6 +42,7 @@ describe('programs shipped as files', () => {
       'sandbox/docker/layer-scan.py',
       'sandbox/docker/supervisor.pl',
       'sandbox/overlay/mount-helper.py',
+      'sandbox/overlay/tree-walk.py',
       'sql/engine/sqlite/sqlite-child.cjs',
     ]);
   });

@@ -16,6 +16,7 @@ import type { Cgroup } from '../cgroups.js';
 import { OutputBuffer } from '../output-buffer.js';
 import type { MountHelper } from '../overlay/mount-helper.js';
 import type { PersistentShell } from '../persistent-shell.js';
+import { processTree, type Quiesced, stopProcesses } from '../process-freezer.js';
 import type { ExecOptions, FileChange, SandboxProcess, SandboxStats } from '../sandbox.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
@@ -193,19 +194,32 @@ export class BwrapSandbox extends BaseSandbox {
     await this.#config.helper.remount(this.#config.dir, this.#config.lowers, this.#config.limits.diskBytes);
   }
 
+  /** Every process of the sandbox: its cgroup's, and the trees of its outer bwrap processes. */
+  #allPids(): number[] {
+    const roots = [...this.#boxes].map((box) => box.child.pid).filter((pid) => pid !== undefined);
+    const pids = new Set(processTree(roots));
+    for (const pid of this.#config.cgroup?.pids() ?? []) pids.add(pid);
+    return [...pids];
+  }
+
+  quiesce(): Promise<Quiesced> {
+    if (this.closed) return Promise.reject(this.closedError());
+    return stopProcesses(() => this.#allPids());
+  }
+
   diff(): Promise<FileChange[]> {
     if (this.closed) return Promise.reject(this.closedError());
-    return this.#config.helper.diff(this.#config.dir, this.#config.lowers);
+    return this.#config.helper.diff(join(this.#config.dir, 't', 'upper'), this.#config.lowers);
   }
 
   digest(paths: readonly string[]): Promise<Record<string, string | null>> {
     if (this.closed) return Promise.reject(this.closedError());
-    return this.#config.helper.digest(this.#config.dir, paths);
+    return this.#config.helper.digest(join(this.#config.dir, 'root'), paths);
   }
 
   async snapshot(directory: string): Promise<void> {
     if (this.closed) throw this.closedError();
-    await this.#config.helper.snapshot(this.#config.dir, directory);
+    await this.#config.helper.snapshot(join(this.#config.dir, 't', 'upper'), directory);
   }
 
   async stats(): Promise<SandboxStats> {

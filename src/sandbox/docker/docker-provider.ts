@@ -27,7 +27,7 @@ export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> 
   readonly #owner = currentOwner();
   /** Never-started containers per image: what diff() compares against. */
   readonly #pristine = new Map<string, Promise<Docker.Container>>();
-  readonly #localDiff = new LocalLayerDiff(this.#owner);
+  readonly #localDiff = new LocalLayerDiff();
   #ready: Promise<{ diskQuota: boolean }> | undefined;
   #untrack: (() => void) | undefined;
 

@@ -10,7 +10,7 @@ import {
 } from '../base-sandbox.js';
 import { OutputBuffer } from '../output-buffer.js';
 import type { PersistentShell } from '../persistent-shell.js';
-import type { ExecOptions, FileChange, SandboxProcess, SandboxStats } from '../sandbox.js';
+import type { ExecOptions, FileChange, Quiesced, SandboxProcess, SandboxStats } from '../sandbox.js';
 import { diffContainer, digestContainerPaths, ioFailure, readContainerFile } from './container-files.js';
 import { snapshotContainer } from './container-snapshot.js';
 import {
@@ -248,6 +248,24 @@ export class DockerSandbox extends BaseSandbox {
       this.#box = undefined;
       throw this.closedError();
     }
+  }
+
+  /**
+   * Freezes every process of the container (`docker pause`, the cgroup freezer): the daemon reads
+   * its files through the archive API and the host reads its layers, neither needs it running.
+   */
+  async quiesce(): Promise<Quiesced> {
+    const container = this.#container();
+    try {
+      await container.pause();
+    } catch (error) {
+      throw ioFailure(error, 'cannot pause the container');
+    }
+    return {
+      resume: async () => {
+        await container.unpause().catch(() => {});
+      },
+    };
   }
 
   async diff(): Promise<FileChange[]> {

@@ -1,7 +1,5 @@
-import { existsSync, mkdirSync, rmdirSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync } from 'node:fs';
 import type Docker from 'dockerode';
-import { runtimeDir } from '../../core/host/runtime-dir.js';
 import { hostPython } from '../host-python.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import type { FileChange } from '../sandbox.js';
@@ -14,15 +12,9 @@ import type { FileChange } from '../sandbox.js';
  * (a remote daemon, another storage driver, no root) the caller falls back to the API.
  */
 export class LocalLayerDiff {
-  readonly #owner: string;
   #helper: Promise<MountHelper | null> | undefined;
   #helperInstance: MountHelper | undefined;
   #disabled = process.getuid?.() !== 0;
-  #next = 0;
-
-  constructor(owner: string) {
-    this.#owner = owner;
-  }
 
   #startHelper(): Promise<MountHelper | null> {
     this.#helper ??= MountHelper.start(hostPython()).then(
@@ -52,24 +44,12 @@ export class LocalLayerDiff {
     const lowers = data?.LowerDir?.split(':').filter(Boolean) ?? [];
     if (info.GraphDriver?.Name !== 'overlay2' || !upper || lowers.length === 0) return null;
     if (!existsSync(upper) || !lowers.every((lower) => existsSync(lower))) return null;
+    // The writable layer must be a real directory: the helper's walk opens it without following
+    // links and follows nothing below it (the container's processes are paused by the caller).
+    if (!lstatSync(upper).isDirectory()) return null;
     const helper = await this.#startHelper();
     if (!helper) return null;
-    // The helper reads `<dir>/t/upper`: a link to the container's writable layer stands in for it.
-    // Under the owner's runtime folder, so the next start reaps it if this process dies meanwhile.
-    const base = join(runtimeDir(), this.#owner);
-    const dir = join(base, `docker-diff-${this.#next++}`);
-    mkdirSync(join(dir, 't'), { recursive: true });
-    try {
-      symlinkSync(upper, join(dir, 't', 'upper'));
-      return await helper.diff(dir, lowers);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      try {
-        rmdirSync(base);
-      } catch {
-        // Not empty: a bwrap provider of this process has sandboxes there.
-      }
-    }
+    return helper.diff(upper, lowers);
   }
 
   async close(): Promise<void> {

@@ -5,8 +5,15 @@
 #
 # Protocol: one JSON request per line on stdin, one JSON reply per line on stdout:
 # `{"id":1,"op":"mount","dir":"…","lowers":["…"],"sizeBytes":123}` → `{"id":1,"ok":true,…}`.
+#
+# Mounts are quick system calls made here. The walks over a sandbox's layer (diff, digest, snapshot)
+# run each in a child process of their own (the walks are in tree-walk.py, sent before this file),
+# under the request's bounds: `{"bounds":{"timeoutMs":…,"maxEntries":…,"memoryBytes":…}}`. The child
+# has an address-space limit and the helper kills it at its deadline, so a walk never blocks the
+# helper (shared by every sandbox) and a walk that cannot finish ends with a reply
+# `{"ok":false,"limit":"time|entries|memory|descriptors|changed|output|crashed","error":"…"}`.
 
-import ctypes, json, os, signal, stat, sys
+import ctypes, json, os, resource, selectors, signal, subprocess, sys
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -52,162 +59,142 @@ def umount_box(d):
     do_umount(os.path.join(d, 't'))
     mounted.pop(d, None)
 
-def is_whiteout(st):
-    return stat.S_ISCHR(st.st_mode) and st.st_rdev == 0
-
-def is_opaque(path):
-    try:
-        return os.getxattr(path, 'trusted.overlay.opaque', follow_symlinks=False) == b'y'
-    except OSError:
-        return False
-
-def lower_lookup(lowers, rel):
-    """The lower entry a path shows through the overlay, or None."""
-    parts = rel.split('/')
-    for layer in lowers:
-        blocked = False
-        for i in range(1, len(parts)):
-            anc = os.path.join(layer, *parts[:i])
-            try:
-                st = os.lstat(anc)
-            except OSError:
-                blocked = None
-                break
-            if is_whiteout(st) or not stat.S_ISDIR(st.st_mode):
-                blocked = True
-                break
-        if blocked:
-            return None
-        if blocked is None:
-            continue
-        p = os.path.join(layer, rel)
-        try:
-            st = os.lstat(p)
-        except OSError:
-            if any(is_opaque(os.path.join(layer, *parts[:i])) for i in range(1, len(parts))):
-                return None
-            continue
-        return None if is_whiteout(st) else (p, st)
-    return None
-
-def kind(st):
-    if stat.S_ISDIR(st.st_mode): return 'dir'
-    if stat.S_ISLNK(st.st_mode): return 'symlink'
-    if stat.S_ISREG(st.st_mode): return 'file'
-    return 'other'
-
-def same_content(a, ast, b, bst):
-    if stat.S_IFMT(ast.st_mode) != stat.S_IFMT(bst.st_mode) or stat.S_IMODE(ast.st_mode) != stat.S_IMODE(bst.st_mode):
-        return False
-    if stat.S_ISLNK(ast.st_mode):
-        return os.readlink(a) == os.readlink(b)
-    if stat.S_ISREG(ast.st_mode):
-        if ast.st_size != bst.st_size: return False
-        with open(a, 'rb') as fa, open(b, 'rb') as fb:
-            while True:
-                x, y = fa.read(65536), fb.read(65536)
-                if x != y: return False
-                if not x: return True
-    return True
-
-def list_lower_dir(lowers, rel):
-    names = set()
-    for layer in lowers:
-        p = os.path.join(layer, rel) if rel else layer
-        try:
-            for e in os.scandir(p):
-                names.add(e.name)
-        except OSError:
-            pass
-    return names
-
-def diff_box(d, lowers):
-    upper = os.path.join(d, 't', 'upper')
-    out = []
-    def deleted_tree(rel):
-        found = lower_lookup(lowers, rel)
-        if found is None: return
-        out.append({'path': '/' + rel, 'kind': 'deleted', 'type': kind(found[1])})
-    def added_tree(rel, st):
-        out.append({'path': '/' + rel, 'kind': 'added', 'type': kind(st)})
-        if stat.S_ISDIR(st.st_mode):
-            for e in sorted(os.scandir(os.path.join(upper, rel)), key=lambda e: e.name):
-                child = rel + '/' + e.name
-                cst = e.stat(follow_symlinks=False)
-                if not is_whiteout(cst): added_tree(child, cst)
-    def walk(rel):
-        path = os.path.join(upper, rel) if rel else upper
-        opaque = rel != '' and is_opaque(path)
-        seen = set()
-        for e in sorted(os.scandir(path), key=lambda e: e.name):
-            seen.add(e.name)
-            child = rel + '/' + e.name if rel else e.name
-            st = e.stat(follow_symlinks=False)
-            if is_whiteout(st):
-                deleted_tree(child)
-                continue
-            low = lower_lookup(lowers, child)
-            if low is None:
-                added_tree(child, st)
-            elif stat.S_ISDIR(st.st_mode) and stat.S_ISDIR(low[1].st_mode):
-                walk(child)
-            elif not same_content(os.path.join(upper, child), st, low[0], low[1]):
-                out.append({'path': '/' + child, 'kind': 'modified', 'type': kind(st)})
-        if opaque:
-            for name in sorted(list_lower_dir(lowers, rel) - seen):
-                deleted_tree(rel + '/' + name)
-    walk('')
-    return out
-
-def snapshot_box(d, dest):
-    # cp -a keeps whiteouts (character devices), opaque markers (trusted xattrs), owners and times.
-    import subprocess
-    upper = os.path.join(d, 't', 'upper')
-    os.makedirs(dest, exist_ok=True)
-    subprocess.run(['cp', '-a', '--preserve=all', upper + '/.', dest], check=True, capture_output=True)
-
-def digest_entry(path):
-    import hashlib
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode):
-        return 'link:' + os.readlink(path)
-    if stat.S_ISREG(st.st_mode):
-        h = hashlib.md5()
-        with open(path, 'rb', opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as fh:
-            for block in iter(lambda: fh.read(1 << 20), b''):
-                h.update(block)
-        return 'file:' + h.hexdigest()
-    if stat.S_ISDIR(st.st_mode):
-        h = hashlib.md5()
-        for e in sorted(os.scandir(path), key=lambda e: e.name):
-            h.update((e.name + '\0' + digest_entry(os.path.join(path, e.name)) + '\n').encode('utf-8', 'surrogateescape'))
-        return 'dir:' + h.hexdigest()
-    return 'other:%o' % stat.S_IFMT(st.st_mode)
-
-def digest_box(d, paths):
-    root = os.path.join(d, 'root')
-    out = {}
-    for p in paths:
-        rel = os.path.normpath('/' + p).lstrip('/')
-        cur = root
-        ok = True
-        # Walk component by component without following links, so nothing outside the sandbox is read.
-        for part in rel.split('/') if rel else []:
-            cur = os.path.join(cur, part)
-            try:
-                st = os.lstat(cur)
-            except OSError:
-                ok = False
-                break
-            if stat.S_ISLNK(st.st_mode) and cur != os.path.join(root, rel):
-                ok = False
-                break
-        out[p] = digest_entry(cur) if ok else None
-    return out
-
 def usage(d):
     s = os.statvfs(os.path.join(d, 't'))
     return (s.f_blocks - s.f_bfree) * s.f_frsize
+
+def snapshot_box(upper, dest, budget):
+    # cp -a keeps whiteouts (character devices), opaque markers (trusted xattrs), owners and times;
+    # it copies links as links and FIFOs as FIFOs, never reading through either.
+    os.makedirs(dest, exist_ok=True)
+    left = max(0.1, budget.deadline - time.monotonic())
+    try:
+        subprocess.run(['cp', '-a', '--preserve=all', upper + '/.', dest], check=True, capture_output=True,
+                       timeout=left, preexec_fn=lambda: libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0))
+    except subprocess.TimeoutExpired:
+        raise WalkLimit('time', 'the snapshot did not finish within its time bound')
+    except subprocess.CalledProcessError as ex:
+        raise OSError('cp failed: ' + ex.stderr.decode('utf-8', 'replace').strip()[-500:])
+
+def walk(req, budget):
+    """The work of a walk request, in its child process."""
+    op = req['op']
+    if op == 'diff':
+        return {'changes': diff_tree(req['upper'], req['lowers'], budget)}
+    if op == 'digest':
+        return {'digests': digest_paths(req['root'], req['paths'], budget)}
+    snapshot_box(req['upper'], req['dest'], budget)
+    return {}
+
+WALKS = ('diff', 'digest', 'snapshot')
+MAX_REPLY = 256 << 20
+
+def run_child(req, w):
+    """In the forked child: the walk under its bounds, its reply written to `w`, then exit."""
+    reply = None
+    try:
+        os.dup2(w, 1)
+        os.close(w)
+        null = os.open('/dev/null', os.O_RDONLY)
+        os.dup2(null, 0)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        bounds = req.get('bounds') or {}
+        timeout = bounds.get('timeoutMs', 10000) / 1000.0
+        memory = int(bounds.get('memoryBytes', 512 << 20))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        cpu = int(timeout) + 2
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        budget = Budget(int(bounds.get('maxEntries', 100000)), time.monotonic() + timeout)
+        reply = walk(req, budget)
+        reply['ok'] = True
+    except WalkLimit as ex:
+        reply = {'ok': False, 'limit': ex.kind, 'error': str(ex)}
+    except MemoryError:
+        reply = {'ok': False, 'limit': 'memory', 'error': 'the walk needed more memory than its bound'}
+    except RecursionError:
+        reply = {'ok': False, 'limit': 'memory', 'error': 'the walk went too deep'}
+    except Exception as ex:
+        reply = {'ok': False, 'error': str(ex)}
+    try:
+        data = (json.dumps(reply) + '\n').encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(1, view):]
+        os._exit(0)
+    except BaseException:
+        os._exit(3)
+
+class Job:
+    """A walk running in a child process: its pipe, deadline and the reply it is writing."""
+
+    def __init__(self, req):
+        self.id = req.get('id')
+        bounds = req.get('bounds') or {}
+        self.timeout = bounds.get('timeoutMs', 10000) / 1000.0
+        # The child checks its own deadline; this one, a little later, is for a child that cannot.
+        self.deadline = time.monotonic() + self.timeout + 1.0
+        r, w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(r)
+            run_child(req, w)
+        os.close(w)
+        os.set_blocking(r, False)
+        self.fd = r
+        self.data = bytearray()
+
+def send(reply):
+    sys.stdout.write(json.dumps(reply) + '\n')
+    sys.stdout.flush()
+
+def finish(job, reply):
+    sel.unregister(job.fd)
+    os.close(job.fd)
+    jobs.pop(job.fd, None)
+    try:
+        os.kill(job.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(job.pid, 0)
+    reply['id'] = job.id
+    send(reply)
+
+def on_output(job):
+    try:
+        chunk = os.read(job.fd, 1 << 20)
+    except BlockingIOError:
+        return
+    if chunk:
+        job.data += chunk
+        if len(job.data) > MAX_REPLY:
+            finish(job, {'ok': False, 'limit': 'output', 'error': 'the walk produced more than %d bytes' % MAX_REPLY})
+        return
+    try:
+        reply = json.loads(job.data.decode())
+    except ValueError:
+        _, status = os.waitpid(job.pid, 0)
+        job.pid = None
+        reply = {'ok': False, 'limit': 'crashed', 'error': 'the walk ended without a result (%s)' % describe(status)}
+        finish_reaped(job, reply)
+        return
+    finish(job, reply)
+
+def finish_reaped(job, reply):
+    sel.unregister(job.fd)
+    os.close(job.fd)
+    jobs.pop(job.fd, None)
+    reply['id'] = job.id
+    send(reply)
+
+def describe(status):
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            return 'killed by signal %d: out of CPU time or memory' % sig
+        return 'killed by signal %d' % sig
+    return 'exit %d' % os.WEXITSTATUS(status)
 
 def handle(req):
     op = req['op']
@@ -221,32 +208,70 @@ def handle(req):
     if op == 'umount':
         umount_box(req['dir'])
         return {}
-    if op == 'diff':
-        return {'changes': diff_box(req['dir'], req['lowers'])}
-    if op == 'snapshot':
-        snapshot_box(req['dir'], req['dest'])
-        return {}
-    if op == 'digest':
-        return {'digests': digest_box(req['dir'], req['paths'])}
     if op == 'usage':
         return {'bytes': usage(req['dir'])}
     if op == 'ping':
         return {'pid': os.getpid()}
     raise ValueError('unknown op ' + str(op))
 
-for line in sys.stdin:
+def on_request(line):
     try:
         req = json.loads(line)
     except ValueError:
-        continue
+        return
+    if req.get('op') in WALKS:
+        try:
+            job = Job(req)
+        except OSError as ex:
+            send({'ok': False, 'error': 'cannot start the walk: ' + str(ex), 'id': req.get('id')})
+            return
+        jobs[job.fd] = job
+        sel.register(job.fd, selectors.EVENT_READ, job)
+        return
     try:
         reply = handle(req)
         reply['ok'] = True
     except Exception as ex:
         reply = {'ok': False, 'error': str(ex)}
     reply['id'] = req.get('id')
-    sys.stdout.write(json.dumps(reply) + '\n')
-    sys.stdout.flush()
+    send(reply)
+
+sel = selectors.DefaultSelector()
+jobs = {}
+pending = bytearray()
+stdin_open = True
+os.set_blocking(0, False)
+sel.register(0, selectors.EVENT_READ, None)
+while stdin_open or jobs:
+    now = time.monotonic()
+    wait = min([job.deadline for job in jobs.values()], default=now + 3600) - now
+    for key, _ in sel.select(max(0.0, wait)):
+        if key.data is not None:
+            if key.fd in jobs:
+                on_output(key.data)
+            continue
+        try:
+            chunk = os.read(0, 1 << 16)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            stdin_open = False
+            sel.unregister(0)
+            # Walks still running are of no use to anyone once the parent is gone.
+            for job in list(jobs.values()):
+                finish(job, {'ok': False, 'error': 'the helper is closing'})
+            continue
+        pending += chunk
+        while True:
+            at = pending.find(b'\n')
+            if at < 0:
+                break
+            line = bytes(pending[:at])
+            del pending[:at + 1]
+            on_request(line)
+    now = time.monotonic()
+    for job in [job for job in jobs.values() if job.deadline <= now]:
+        finish(job, {'ok': False, 'limit': 'time', 'error': 'the walk did not finish within %g s' % job.timeout})
 
 for d in list(mounted):
     try: umount_box(d)

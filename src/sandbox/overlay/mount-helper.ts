@@ -3,9 +3,13 @@ import { createInterface } from 'node:readline';
 import { SandboxError } from '../../core/errors.js';
 import { programSource } from '../program-source.js';
 import type { FileChange } from '../sandbox.js';
+import { type ScorerBounds, SNAPSHOT_TIMEOUT_MS, scorerBounds } from '../scorer-bounds.js';
+import { ScorerLimitError } from '../scorer-limit-error.js';
 
-/** The helper's program (`mount-helper.py`, whose header documents the protocol). */
-const mountHelperSource = programSource(new URL('./mount-helper.py', import.meta.url));
+/** The walks (`tree-walk.py`) then the helper's program (`mount-helper.py`, whose header documents the protocol). */
+const treeWalkSource = programSource(new URL('./tree-walk.py', import.meta.url));
+const helperSource = programSource(new URL('./mount-helper.py', import.meta.url));
+const mountHelperSource = () => `${treeWalkSource()}\n${helperSource()}`;
 
 interface Pending {
   resolve(value: Record<string, unknown>): void;
@@ -14,7 +18,9 @@ interface Pending {
 
 /**
  * Client of the mount helper: one long-lived process per provider, in a private mount namespace,
- * that mounts each sandbox's tmpfs + overlay with direct system calls (well under a millisecond).
+ * that mounts each sandbox's tmpfs + overlay with direct system calls (well under a millisecond),
+ * and walks a sandbox's layers for `diff`, `digest` and `snapshot`, each walk in a child process of
+ * its own under the `ScorerBounds` in force (a walk past them rejects with a `ScorerLimitError`).
  */
 export class MountHelper {
   readonly #child: ChildProcessWithoutNullStreams;
@@ -86,6 +92,8 @@ export class MountHelper {
     if (!pending) return;
     this.#pending.delete(reply.id as number);
     if (reply.ok) pending.resolve(reply);
+    else if (reply.limit !== undefined)
+      pending.reject(ScorerLimitError.fromReply(reply.limit, String(reply.error)));
     else pending.reject(new SandboxError('SANDBOX_HELPER_FAILED', `mount helper: ${String(reply.error)}`));
   }
 
@@ -110,19 +118,38 @@ export class MountHelper {
     await this.request({ op: 'umount', dir });
   }
 
-  async diff(dir: string, lowers: readonly string[]): Promise<FileChange[]> {
-    const reply = await this.request({ op: 'diff', dir, lowers });
+  /**
+   * Changes of the overlay upper layer `upper` against its `lowers` (top first). `upper` is a real
+   * directory (never a symbolic link): the walk follows nothing, from there down.
+   */
+  async diff(
+    upper: string,
+    lowers: readonly string[],
+    bounds: ScorerBounds = scorerBounds(),
+  ): Promise<FileChange[]> {
+    const reply = await this.request({ op: 'diff', upper, lowers, bounds });
     // The walk yields a directory's entries before the deletions found below an opaque directory,
     // and `a/b` before `a-b`: sort by path as the contract says.
     return (reply.changes as FileChange[]).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  async snapshot(dir: string, dest: string): Promise<void> {
-    await this.request({ op: 'snapshot', dir, dest });
+  /** Copies the upper layer `upper` into `dest` (whiteouts, opaque markers, owners and times kept). */
+  async snapshot(upper: string, dest: string, bounds: ScorerBounds = scorerBounds()): Promise<void> {
+    await this.request({
+      op: 'snapshot',
+      upper,
+      dest,
+      bounds: { ...bounds, timeoutMs: Math.max(bounds.timeoutMs, SNAPSHOT_TIMEOUT_MS) },
+    });
   }
 
-  async digest(dir: string, paths: readonly string[]): Promise<Record<string, string | null>> {
-    const reply = await this.request({ op: 'digest', dir, paths });
+  /** Digests of `paths` below the merged root `root` (see `Sandbox.digest`). */
+  async digest(
+    root: string,
+    paths: readonly string[],
+    bounds: ScorerBounds = scorerBounds(),
+  ): Promise<Record<string, string | null>> {
+    const reply = await this.request({ op: 'digest', root, paths, bounds });
     return reply.digests as Record<string, string | null>;
   }
 
