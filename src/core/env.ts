@@ -23,6 +23,11 @@ export interface Score {
   readonly details?: Readonly<Record<string, unknown>>;
   /** The gold solution itself failed; the reward cannot be trusted. */
   readonly goldCorrupt?: boolean;
+  /**
+   * The scorer could not finish within its bounds (the agent's file system too large, too deep, or
+   * changing under it): `value` is 0 and this says why.
+   */
+  readonly scoreLimit?: string;
 }
 
 export interface ResetOptions {

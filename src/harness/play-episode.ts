@@ -31,6 +31,7 @@ export async function playEpisode(
   const turns: TurnRecord[] = [];
   let terminated = false;
   let goldCorrupt = false;
+  let scoreLimit: string | undefined;
   let reward = 0;
   const checkAbort = () => {
     if (options.signal?.aborted) throw new EpisodeAborted('interrupted');
@@ -57,11 +58,13 @@ export async function playEpisode(
     observation = step.observation;
     let parts = step.info.score?.parts;
     if (step.info.score?.goldCorrupt) goldCorrupt = true;
+    scoreLimit = step.info.score?.scoreLimit ?? scoreLimit;
     if (action.type === 'code' && options.scoreEveryTurn) {
       const score = await env.score();
       reward = score.value;
       parts = score.parts;
       if (score.goldCorrupt) goldCorrupt = true;
+      scoreLimit = score.scoreLimit ?? scoreLimit;
     } else if (action.type !== 'code') {
       reward = step.reward;
     }
@@ -97,6 +100,7 @@ export async function playEpisode(
     truncated: !terminated && turns.length >= options.maxTurns,
     ...(task.group !== undefined ? { group: task.group } : {}),
     ...(goldCorrupt ? { goldCorrupt: true } : {}),
+    ...(scoreLimit !== undefined ? { scoreLimit } : {}),
     durationMs: performance.now() - started,
   };
 }

@@ -44,6 +44,8 @@ export const episodeRecordSchema = z.object({
   erratum: z.unknown().optional(),
   /** The gold itself failed, so the reward cannot be trusted. */
   goldCorrupt: z.boolean().optional(),
+  /** The scorer stopped at one of its bounds on the last scored turn that met one (reward 0 there): why. */
+  scoreLimit: z.string().optional(),
   durationMs: z.number(),
 });
 

@@ -6,6 +6,7 @@ import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } fro
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { ExecResult, Sandbox } from '../../sandbox/sandbox.js';
+import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
@@ -41,6 +42,23 @@ interface GoldRun {
   readonly output: string | null;
   readonly changes: readonly GitChange[];
   readonly corrupt: boolean;
+  /** The evaluator's diff met a scorer bound (the gold's own doing): why. */
+  readonly limit?: string;
+}
+
+/** Runs `work` with every process of `sandbox` stopped, then lets them run again. */
+async function whileStopped<T>(sandbox: Sandbox, work: () => Promise<T>): Promise<T> {
+  const stopped = await sandbox.quiesce();
+  try {
+    return await work();
+  } finally {
+    await stopped.resume();
+  }
+}
+
+/** Reward 0 for a state the scorer could not walk within its bounds, with the reason. */
+function limitScore(reason: string): Score {
+  return { value: 0, details: { scoreLimit: reason }, scoreLimit: reason };
 }
 
 /** Joins a list gold with `;`, as upstream does. */
@@ -141,8 +159,15 @@ export class BashEnv implements Env {
       .session()
       .run(gold, { timeoutMs: this.#options.goldTimeoutMs ?? 60_000 });
     await settle(boxes.evaluator);
-    const changes = gitStatusChanges(await boxes.evaluator.diff(), this.#ignored, boxes.layers);
-    return { output: result.timedOut ? null : result.output, changes, corrupt: result.timedOut };
+    const output = result.timedOut ? null : result.output;
+    try {
+      const diff = await whileStopped(boxes.evaluator, () => boxes.evaluator.diff());
+      const changes = gitStatusChanges(diff, this.#ignored, boxes.layers);
+      return { output, changes, corrupt: result.timedOut };
+    } catch (error) {
+      if (!isScorerLimit(error)) throw error;
+      return { output, changes: [], corrupt: true, limit: `gold: ${error.message}` };
+    }
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -226,9 +251,24 @@ export class BashEnv implements Env {
     return { observation, reward: 0, terminated: false, truncated: false, info: { admissible } };
   }
 
+  /**
+   * The reward of the agent's file system and last output against the gold's. Every process of the
+   * agent's sandbox is stopped first (the episode's state is what the walk sees; an agent process
+   * left running cannot race it) and resumed after. A walk past its bounds scores 0 with the reason
+   * in `scoreLimit`.
+   */
   async score(): Promise<Score> {
     const { boxes } = this.#require();
     await settle(boxes.agent);
+    try {
+      return await whileStopped(boxes.agent, () => this.#scoreStopped(boxes));
+    } catch (error) {
+      if (!isScorerLimit(error)) throw error;
+      return limitScore(error.message);
+    }
+  }
+
+  async #scoreStopped(boxes: Boxes): Promise<Score> {
     const [gold, agentDiff] = await Promise.all([this.#gold!, boxes.agent.diff()]);
     const agentChanges = gitStatusChanges(agentDiff, this.#ignored, boxes.layers);
     const evalKeys = new Set(gold.changes.map((change) => `${change.status} ${change.path}`));
@@ -238,7 +278,14 @@ export class BashEnv implements Env {
     const paths = [...new Set(same.map((change) => `/${change.path}`))];
     const [agentDigests, evalDigests] =
       paths.length > 0
-        ? await Promise.all([boxes.agent.digest(paths), boxes.evaluator.digest(paths)])
+        ? await Promise.all([
+            boxes.agent.digest(paths),
+            whileStopped(boxes.evaluator, () => boxes.evaluator.digest(paths)).catch((error: unknown) => {
+              // The gold's own files: not the agent's doing, so the gold is what failed.
+              if (isScorerLimit(error)) return null;
+              throw error;
+            }),
+          ])
         : [{}, {}];
     const reward = bashReward({
       agentChanges,
@@ -248,7 +295,9 @@ export class BashEnv implements Env {
         if (this.#upstream && !path.includes('.')) return true;
         const a = (agentDigests as Record<string, string | null>)[`/${path}`];
         return (
-          a !== undefined && a !== null && a === (evalDigests as Record<string, string | null>)[`/${path}`]
+          a !== undefined &&
+          a !== null &&
+          a === (evalDigests as Record<string, string | null> | null)?.[`/${path}`]
         );
       },
       agentOutput: this.#lastObservation,
@@ -257,9 +306,15 @@ export class BashEnv implements Env {
     const score: Score = {
       value: reward.value,
       parts: { ...reward.parts },
-      details: { ...reward.details, agentChanges, evalChanges: gold.changes, goldOutput: gold.output },
+      details: {
+        ...reward.details,
+        agentChanges,
+        evalChanges: gold.changes,
+        goldOutput: gold.output,
+        ...(gold.limit ? { goldLimit: gold.limit } : {}),
+      },
     };
-    return gold.corrupt ? { ...score, goldCorrupt: true } : score;
+    return gold.corrupt || evalDigests === null ? { ...score, goldCorrupt: true } : score;
   }
 
   async close(): Promise<void> {

@@ -89,7 +89,13 @@ async function build(provider: SandboxProvider, options: ScriptLayerOptions, bas
         `setup script of ${options.name} did not finish in time`,
       );
     }
-    await sandbox.snapshot(join(staging, 'layer'));
+    // Whatever the script left running is stopped, so that the copy is of one state.
+    const stopped = await sandbox.quiesce();
+    try {
+      await sandbox.snapshot(join(staging, 'layer'));
+    } finally {
+      await stopped.resume();
+    }
   } finally {
     await sandbox.close();
   }
