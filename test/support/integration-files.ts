@@ -23,6 +23,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/datasets/demo/demo-sql.gold.test.ts',
   // Environments and the runner in real sandboxes.
   'test/envs/bash/bash-env.test.ts',
+  'test/envs/bash/bash-env.hostile.test.ts',
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',
   'test/envs/defined-env.test.ts',
@@ -35,6 +36,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sandbox/bwrap-debian-conformance.test.ts',
   'test/sandbox/docker-conformance.test.ts',
   'test/sandbox/docker-digest.test.ts',
+  'test/sandbox/hostile-scorer.test.ts',
   'test/sandbox/provider-images.test.ts',
   'test/sandbox/images/debian-image.test.ts',
   // The MariaDB and PostgreSQL servers and the engines on them.
