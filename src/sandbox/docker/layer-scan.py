@@ -1,13 +1,17 @@
 # Lists what an overlay layer directory holds, as JSON on stdout: whiteouts (character devices 0/0),
 # opaque folders (trusted.overlay.opaque), and every other entry. Run on the host by docker-images.ts
-# as `python3 -c <source> <layer>`; it only reads.
+# as `python3 -c <source> <layer>`; it only reads. The walk is iterative (no depth limit), parents
+# before their children, and follows no symbolic link: it descends only into real directories.
 
 import json, os, stat, sys
 root = sys.argv[1]
 out = {'whiteouts': [], 'opaque': [], 'entries': []}
-for d, dirs, files in os.walk(root):
-    rel = os.path.relpath(d, root)
-    for name in sorted(dirs + files):
+stack = ['.']
+while stack:
+    rel = stack.pop()
+    d = os.path.join(root, rel)
+    below = []
+    for name in sorted(os.listdir(d)):
         p = os.path.join(d, name)
         r = os.path.normpath(os.path.join(rel, name))
         st = os.lstat(p)
@@ -20,5 +24,7 @@ for d, dirs, files in os.walk(root):
                     out['opaque'].append('/' + r)
             except OSError:
                 pass
+            below.append(r)
         out['entries'].append('./' + r)
+    stack.extend(reversed(below))
 json.dump(out, sys.stdout)

@@ -1,3 +1,5 @@
+import { SandboxError } from '../../core/errors.js';
+
 /** One entry of a tar archive, its content in memory. */
 export interface TarEntry {
   /** Path as stored (raw bytes as latin1 text, so that no name is altered by decoding). */
@@ -66,6 +68,11 @@ export function tarEntries(archive: Buffer): TarEntry[] {
     if (block.every((byte) => byte === 0)) break;
     const typeflag = String.fromCharCode(block[156] ?? 0);
     const size = pax.size !== undefined ? Number(pax.size) : octal(block, 124, 12);
+    // A size that is not a whole, non-negative number of bytes would move the parse backwards or
+    // nowhere (a loop without end): the archive is malformed.
+    if (!Number.isSafeInteger(size) || size < 0) {
+      throw new SandboxError('SANDBOX_IO', `malformed tar archive: entry size ${String(pax.size ?? size)}`);
+    }
     const content = archive.subarray(at + 512, at + 512 + size);
     at += 512 + Math.ceil(size / 512) * 512;
     if (typeflag === 'x') {

@@ -37,6 +37,33 @@ describe('tarEntries', () => {
   }
 });
 
+/** A 512-byte tar header: `name`, `typeflag`, `size` (octal), without a checksum (not checked). */
+function header(name: string, typeflag: string, size: number): Buffer {
+  const block = Buffer.alloc(512);
+  block.write(name, 0, 'latin1');
+  block.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
+  block.write(typeflag, 156, 'latin1');
+  return block;
+}
+
+const padded = (data: Buffer) => Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
+
+describe('tarEntries against malformed archives', () => {
+  for (const value of ['-1024', '1.5', 'x']) {
+    it(`rejects a PAX size of ${value} as malformed (the parse would move backwards or misread)`, () => {
+      const record = ` size=${value}\n`;
+      const body = Buffer.from(`${record.length + String(record.length + 2).length}${record}`, 'latin1');
+      const archive = Buffer.concat([
+        header('pax', 'x', body.length),
+        padded(body),
+        header('f', '0', 0),
+        Buffer.alloc(1024),
+      ]);
+      expect(() => tarEntries(archive)).toThrow(/malformed tar archive/);
+    });
+  }
+});
+
 describe('Demultiplexer', () => {
   it("splits Docker's 8-byte framed stream into stdout and stderr across any chunk boundaries", () => {
     const frame = (stream: number, text: string) => {
