@@ -194,12 +194,14 @@ export class BwrapSandbox extends BaseSandbox {
     await this.#config.helper.remount(this.#config.dir, this.#config.lowers, this.#config.limits.diskBytes);
   }
 
-  /** Every process of the sandbox: its cgroup's, and the trees of its outer bwrap processes. */
+  /**
+   * Every process of the sandbox: its cgroup's (each box joins it before its command runs, and no
+   * process inside can leave it), or without cgroups the trees of its outer bwrap processes.
+   */
   #allPids(): number[] {
+    if (this.#config.cgroup) return this.#config.cgroup.pids();
     const roots = [...this.#boxes].map((box) => box.child.pid).filter((pid) => pid !== undefined);
-    const pids = new Set(processTree(roots));
-    for (const pid of this.#config.cgroup?.pids() ?? []) pids.add(pid);
-    return [...pids];
+    return processTree(roots);
   }
 
   quiesce(): Promise<Quiesced> {
