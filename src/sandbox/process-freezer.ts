@@ -121,7 +121,10 @@ export async function stopProcesses(list: () => readonly number[]): Promise<Quie
       }
       break;
     }
-    await sleep(round < 5 ? 0 : 2);
+    // A stop takes effect once its process is scheduled: look again at once, then every millisecond
+    // (a busy loop here would only take the CPU those processes need to stop).
+    if (round === 0) await new Promise((resolve) => setImmediate(resolve));
+    else await sleep(1);
   }
   return {
     resume: async () => {

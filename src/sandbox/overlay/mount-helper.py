@@ -6,14 +6,15 @@
 # Protocol: one JSON request per line on stdin, one JSON reply per line on stdout:
 # `{"id":1,"op":"mount","dir":"…","lowers":["…"],"sizeBytes":123}` → `{"id":1,"ok":true,…}`.
 #
-# Mounts are quick system calls made here. The walks over a sandbox's layer (diff, digest, snapshot)
-# run each in a child process of their own (the walks are in tree-walk.py, sent before this file),
-# under the request's bounds: `{"bounds":{"timeoutMs":…,"maxEntries":…,"memoryBytes":…}}`. The child
-# has an address-space limit and the helper kills it at its deadline, so a walk never blocks the
+# Mounts are quick system calls made here. The walks over a sandbox's layer (diff, digest, snapshot;
+# in tree-walk.py, sent before this file) run in walker processes forked from the helper and reused
+# from walk to walk, one walk at a time each, under the request's bounds:
+# `{"bounds":{"timeoutMs":…,"maxEntries":…,"memoryBytes":…}}`. A walker has an address-space and a
+# CPU-time limit and the helper kills it a second after its deadline, so a walk never blocks the
 # helper (shared by every sandbox) and a walk that cannot finish ends with a reply
 # `{"ok":false,"limit":"time|entries|memory|descriptors|changed|output|crashed","error":"…"}`.
 
-import ctypes, json, os, resource, selectors, signal, subprocess, sys
+import ctypes, json, os, resource, selectors, signal, subprocess, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -88,105 +89,163 @@ def walk(req, budget):
 
 WALKS = ('diff', 'digest', 'snapshot')
 MAX_REPLY = 256 << 20
+MAX_IDLE = 4
 
-def run_child(req, w):
-    """In the forked child: the walk under its bounds, its reply written to `w`, then exit."""
-    reply = None
-    try:
-        os.dup2(w, 1)
-        os.close(w)
-        null = os.open('/dev/null', os.O_RDONLY)
-        os.dup2(null, 0)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+def limit_reply(kind, message):
+    return {'ok': False, 'limit': kind, 'error': message}
+
+def serve_walks(r, w):
+    """A walker process: one request line in on `r`, one reply line out on `w`, until end of file."""
+    null = os.open('/dev/null', os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    as_hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    pending = b''
+    while True:
+        while b'\n' not in pending:
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                os._exit(0)
+            pending += chunk
+        line, pending = pending.split(b'\n', 1)
+        retire = False
+        req = None
+        try:
+            req = json.loads(line)
+            bounds = req.get('bounds') or {}
+            timeout = bounds.get('timeoutMs', 10000) / 1000.0
+            memory = int(bounds.get('memoryBytes', 512 << 20))
+            if as_hard != resource.RLIM_INFINITY: memory = min(memory, as_hard)
+            resource.setrlimit(resource.RLIMIT_AS, (memory, as_hard))
+            used = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = int(used.ru_utime + used.ru_stime + timeout) + 2
+            if cpu_hard != resource.RLIM_INFINITY: cpu = min(cpu, cpu_hard)
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
+            budget = Budget(int(bounds.get('maxEntries', 100000)), time.monotonic() + timeout)
+            reply = walk(req, budget)
+            reply['ok'] = True
+        except WalkLimit as ex:
+            reply = limit_reply(ex.kind, str(ex))
+        except MemoryError:
+            reply = limit_reply('memory', 'the walk needed more memory than its bound')
+            retire = True
+        except RecursionError:
+            reply = limit_reply('memory', 'the walk went too deep')
+            retire = True
+        except Exception as ex:
+            reply = {'ok': False, 'error': str(ex)}
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (as_hard, as_hard))
+            reply['id'] = req.get('id') if isinstance(req, dict) else None
+            # The reply line as the helper forwards it, after one byte: R (this walker retires) or K.
+            data = memoryview((('R' if retire else 'K') + json.dumps(reply) + '\n').encode())
+            while data:
+                data = data[os.write(w, data):]
+        except BaseException:
+            os._exit(3)
+        if retire:
+            os._exit(0)
+
+class Walker:
+    """A walker process forked from the helper, reused for walk after walk; killed at a deadline."""
+
+    def __init__(self):
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(req_w)
+                os.close(rep_r)
+                for other in walkers:
+                    os.close(other.req)
+                    os.close(other.rep)
+                serve_walks(req_r, rep_w)
+            finally:
+                os._exit(3)
+        os.close(req_r)
+        os.close(rep_w)
+        os.set_blocking(rep_r, False)
+        self.pid, self.req, self.rep = pid, req_w, rep_r
+        self.data = bytearray()
+        self.job = None  # (request id, deadline, timeout) while busy
+        walkers.append(self)
+        sel.register(rep_r, selectors.EVENT_READ, self)
+
+    def start(self, req, line):
         bounds = req.get('bounds') or {}
         timeout = bounds.get('timeoutMs', 10000) / 1000.0
-        memory = int(bounds.get('memoryBytes', 512 << 20))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        cpu = int(timeout) + 2
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        budget = Budget(int(bounds.get('maxEntries', 100000)), time.monotonic() + timeout)
-        reply = walk(req, budget)
-        reply['ok'] = True
-    except WalkLimit as ex:
-        reply = {'ok': False, 'limit': ex.kind, 'error': str(ex)}
-    except MemoryError:
-        reply = {'ok': False, 'limit': 'memory', 'error': 'the walk needed more memory than its bound'}
-    except RecursionError:
-        reply = {'ok': False, 'limit': 'memory', 'error': 'the walk went too deep'}
-    except Exception as ex:
-        reply = {'ok': False, 'error': str(ex)}
-    try:
-        data = (json.dumps(reply) + '\n').encode()
-        view = memoryview(data)
+        # The walker checks its own deadline; this one, a second later, is for a walker that cannot.
+        self.job = (req.get('id'), time.monotonic() + timeout + 1.0, timeout)
+        view = memoryview(line + b'\n')
         while view:
-            view = view[os.write(1, view):]
-        os._exit(0)
-    except BaseException:
-        os._exit(3)
+            view = view[os.write(self.req, view):]
 
-class Job:
-    """A walk running in a child process: its pipe, deadline and the reply it is writing."""
-
-    def __init__(self, req):
-        self.id = req.get('id')
-        bounds = req.get('bounds') or {}
-        self.timeout = bounds.get('timeoutMs', 10000) / 1000.0
-        # The child checks its own deadline; this one, a little later, is for a child that cannot.
-        self.deadline = time.monotonic() + self.timeout + 1.0
-        r, w = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:
-            os.close(r)
-            run_child(req, w)
-        os.close(w)
-        os.set_blocking(r, False)
-        self.fd = r
-        self.data = bytearray()
+    def end(self, status=None):
+        """Kills the walker and forgets it; the status of a walker already dead when known."""
+        walkers.remove(self)
+        sel.unregister(self.rep)
+        os.close(self.req)
+        os.close(self.rep)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return os.waitpid(self.pid, 0)[1]
 
 def send(reply):
-    sys.stdout.write(json.dumps(reply) + '\n')
-    sys.stdout.flush()
-
-def finish(job, reply):
-    sel.unregister(job.fd)
-    os.close(job.fd)
-    jobs.pop(job.fd, None)
     try:
-        os.kill(job.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    os.waitpid(job.pid, 0)
-    reply['id'] = job.id
+        sys.stdout.write(json.dumps(reply) + '\n')
+        sys.stdout.flush()
+    except OSError:
+        pass  # The parent is gone: the loop ends at the end of stdin.
+
+def answer(walker, reply):
+    reply['id'] = walker.job[0]
+    walker.job = None
     send(reply)
 
-def on_output(job):
+def on_walker_output(walker):
     try:
-        chunk = os.read(job.fd, 1 << 20)
+        chunk = os.read(walker.rep, 1 << 20)
     except BlockingIOError:
         return
-    if chunk:
-        job.data += chunk
-        if len(job.data) > MAX_REPLY:
-            finish(job, {'ok': False, 'limit': 'output', 'error': 'the walk produced more than %d bytes' % MAX_REPLY})
+    if not chunk:
+        status = walker.end()
+        if walker.job is not None:
+            answer(walker, limit_reply('crashed', 'the walk ended without a result (%s)' % describe(status)))
         return
-    try:
-        reply = json.loads(job.data.decode())
-    except ValueError:
-        _, status = os.waitpid(job.pid, 0)
-        job.pid = None
-        reply = {'ok': False, 'limit': 'crashed', 'error': 'the walk ended without a result (%s)' % describe(status)}
-        finish_reaped(job, reply)
+    walker.data += chunk
+    at = walker.data.find(b'\n')
+    if at < 0:
+        if len(walker.data) > MAX_REPLY:
+            walker.end()
+            answer(walker, limit_reply('output', 'the walk produced more than %d bytes' % MAX_REPLY))
         return
-    finish(job, reply)
+    retire = walker.data[:1] == b'R'
+    line = bytes(walker.data[1:at + 1])
+    walker.data = bytearray()
+    if walker.job is not None:
+        walker.job = None
+        try:
+            sys.stdout.buffer.write(line)
+            sys.stdout.flush()
+        except OSError:
+            pass
+    if retire or sum(1 for w in walkers if w.job is None) > MAX_IDLE:
+        walker.end()
 
-def finish_reaped(job, reply):
-    sel.unregister(job.fd)
-    os.close(job.fd)
-    jobs.pop(job.fd, None)
-    reply['id'] = job.id
-    send(reply)
+def start_walk(req, line):
+    idle = [w for w in walkers if w.job is None]
+    try:
+        walker = idle[0] if idle else Walker()
+        walker.start(req, line)
+    except OSError as ex:
+        send({'ok': False, 'error': 'cannot start the walk: ' + str(ex), 'id': req.get('id')})
 
 def describe(status):
     if os.WIFSIGNALED(status):
@@ -220,13 +279,7 @@ def on_request(line):
     except ValueError:
         return
     if req.get('op') in WALKS:
-        try:
-            job = Job(req)
-        except OSError as ex:
-            send({'ok': False, 'error': 'cannot start the walk: ' + str(ex), 'id': req.get('id')})
-            return
-        jobs[job.fd] = job
-        sel.register(job.fd, selectors.EVENT_READ, job)
+        start_walk(req, line)
         return
     try:
         reply = handle(req)
@@ -237,30 +290,28 @@ def on_request(line):
     send(reply)
 
 sel = selectors.DefaultSelector()
-jobs = {}
+walkers = []
 pending = bytearray()
-stdin_open = True
 os.set_blocking(0, False)
 sel.register(0, selectors.EVENT_READ, None)
-while stdin_open or jobs:
+while True:
     now = time.monotonic()
-    wait = min([job.deadline for job in jobs.values()], default=now + 3600) - now
-    for key, _ in sel.select(max(0.0, wait)):
+    deadlines = [w.job[1] for w in walkers if w.job is not None]
+    wait = min(deadlines) - now if deadlines else None
+    for key, _ in sel.select(None if wait is None else max(0.0, wait)):
         if key.data is not None:
-            if key.fd in jobs:
-                on_output(key.data)
+            if key.data in walkers:
+                on_walker_output(key.data)
             continue
         try:
             chunk = os.read(0, 1 << 16)
         except BlockingIOError:
             continue
         if not chunk:
-            stdin_open = False
-            sel.unregister(0)
-            # Walks still running are of no use to anyone once the parent is gone.
-            for job in list(jobs.values()):
-                finish(job, {'ok': False, 'error': 'the helper is closing'})
-            continue
+            # The parent is gone: walks still running are of no use to anyone.
+            for walker in list(walkers):
+                walker.end()
+            break
         pending += chunk
         while True:
             at = pending.find(b'\n')
@@ -269,9 +320,14 @@ while stdin_open or jobs:
             line = bytes(pending[:at])
             del pending[:at + 1]
             on_request(line)
-    now = time.monotonic()
-    for job in [job for job in jobs.values() if job.deadline <= now]:
-        finish(job, {'ok': False, 'limit': 'time', 'error': 'the walk did not finish within %g s' % job.timeout})
+    else:
+        now = time.monotonic()
+        for walker in [w for w in walkers if w.job is not None and w.job[1] <= now]:
+            timeout = walker.job[2]
+            walker.end()
+            answer(walker, limit_reply('time', 'the walk did not finish within %g s' % timeout))
+        continue
+    break
 
 for d in list(mounted):
     try: umount_box(d)
