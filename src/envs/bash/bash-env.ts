@@ -260,15 +260,21 @@ export class BashEnv implements Env {
   async score(): Promise<Score> {
     const { boxes } = this.#require();
     await settle(boxes.agent);
+    // The evaluation sandbox is stopped too (once its gold has run), at the same time as the agent's:
+    // a stop takes effect when its process is next scheduled, so the two waits overlap.
+    const evaluatorStopped = this.#gold!.then(() => boxes.evaluator.quiesce());
+    evaluatorStopped.catch(() => {});
     try {
-      return await whileStopped(boxes.agent, () => this.#scoreStopped(boxes));
+      return await whileStopped(boxes.agent, () => this.#scoreStopped(boxes, evaluatorStopped));
     } catch (error) {
       if (!isScorerLimit(error)) throw error;
       return limitScore(error.message);
+    } finally {
+      await (await evaluatorStopped.catch(() => undefined))?.resume();
     }
   }
 
-  async #scoreStopped(boxes: Boxes): Promise<Score> {
+  async #scoreStopped(boxes: Boxes, evaluatorStopped: Promise<unknown>): Promise<Score> {
     const [gold, agentDiff] = await Promise.all([this.#gold!, boxes.agent.diff()]);
     const agentChanges = gitStatusChanges(agentDiff, this.#ignored, boxes.layers);
     const evalKeys = new Set(gold.changes.map((change) => `${change.status} ${change.path}`));
@@ -280,11 +286,13 @@ export class BashEnv implements Env {
       paths.length > 0
         ? await Promise.all([
             boxes.agent.digest(paths),
-            whileStopped(boxes.evaluator, () => boxes.evaluator.digest(paths)).catch((error: unknown) => {
-              // The gold's own files: not the agent's doing, so the gold is what failed.
-              if (isScorerLimit(error)) return null;
-              throw error;
-            }),
+            evaluatorStopped
+              .then(() => boxes.evaluator.digest(paths))
+              .catch((error: unknown) => {
+                // The gold's own files: not the agent's doing, so the gold is what failed.
+                if (isScorerLimit(error)) return null;
+                throw error;
+              }),
           ])
         : [{}, {}];
     const reward = bashReward({
