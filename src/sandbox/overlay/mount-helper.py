@@ -78,7 +78,7 @@ def snapshot_box(upper, dest, budget):
         raise OSError('cp failed: ' + ex.stderr.decode('utf-8', 'replace').strip()[-500:])
 
 def walk(req, budget):
-    """The work of a walk request, in its child process."""
+    """The work of a walk request, in a walker process."""
     op = req['op']
     if op == 'diff':
         return {'changes': diff_tree(req['upper'], req['lowers'], budget)}

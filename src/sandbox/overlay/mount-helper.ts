@@ -19,8 +19,8 @@ interface Pending {
 /**
  * Client of the mount helper: one long-lived process per provider, in a private mount namespace,
  * that mounts each sandbox's tmpfs + overlay with direct system calls (well under a millisecond),
- * and walks a sandbox's layers for `diff`, `digest` and `snapshot`, each walk in a child process of
- * its own under the `ScorerBounds` in force (a walk past them rejects with a `ScorerLimitError`).
+ * and walks a sandbox's layers for `diff`, `digest` and `snapshot`, each walk in a walker process
+ * it forked, under the `ScorerBounds` in force (a walk past them rejects with a `ScorerLimitError`).
  */
 export class MountHelper {
   readonly #child: ChildProcessWithoutNullStreams;

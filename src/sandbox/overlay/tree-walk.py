@@ -1,5 +1,5 @@
 # The scorer's walks over a sandbox's file system, run on the host by the mount helper (whose source
-# follows this file's: mount-helper.ts sends both as one program), each in a child process of its own.
+# follows this file's: mount-helper.ts sends both as one program), in its walker processes.
 #
 # The trees walked belong to the agent, so every walk:
 # - opens directories relative to their parent's descriptor (openat) with O_NOFOLLOW|O_NONBLOCK|
