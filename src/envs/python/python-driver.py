@@ -28,7 +28,7 @@
 #
 # Never run it on the host: it is meant for a sandbox's own pid namespace.
 
-import ast, builtins, io, json, os, select, signal, socket, struct, sys, time
+import ast, builtins, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
 
 # Modules user code often imports: loaded once here, so a worker forked from this process finds
 # them in sys.modules and importing them costs nothing.
@@ -60,6 +60,23 @@ def become_subreaper():
 
 
 become_subreaper()
+
+
+def set_dumpable(flag):
+    # PR_SET_DUMPABLE 0: without CAP_SYS_PTRACE (the sandbox has none) no process can ptrace this
+    # driver or open its /proc/<pid>/mem. Its workers set it back to 1: the kernel hides the exit codes
+    # in /proc/<pid>/stat of processes that are not (which reap_killed_children reads), and a worker
+    # runs the agent's code anyway.
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(4, flag, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+if not set_dumpable(0):
+    sys.stderr.write('intercode python driver: cannot make itself non-dumpable\n')
+    os._exit(2)
 
 HOST_IN, HOST_OUT = 1000, 1001
 CTL, OUT_W, ERR_W, NULL = 1002, 1003, 1004, 1005
@@ -140,6 +157,8 @@ def wrap_rule(code):
 
 
 def describe(error):
+    if type(error) is AgentRaised:
+        return error.text
     try:
         text = str(error)
     except BaseException:
@@ -157,21 +176,43 @@ def worker_main():
     limit = CONFIG.get('memory_bytes')
     if limit:
         try:
-            import resource
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError):
             pass
+    # No POSIX message queue: it would outlive the episode in the driver's IPC namespace, unlisted.
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
     ctl = socket.socket(fileno=CTL)
     reader = ctl.makefile('rb')
 
     def send(obj):
         ctl.sendall(pack(obj))
 
-    while True:
+    def receive():
         header = reader.read(4)
         if len(header) < 4:
             os._exit(0)
-        request = json.loads(reader.read(struct.unpack('>I', header)[0]))
+        return json.loads(reader.read(struct.unpack('>I', header)[0]))
+
+    def ask(call):
+        # The judge's way to the agent's interpreter: through the driver and the host, one answer each.
+        send({'k': 'call', 'call': call})
+        answer = receive().get('answer')
+        if type(answer) is not dict:
+            raise AgentRaised('Error: the test process died')
+        for stream, key in ((sys.stdout, 'out'), (sys.stderr, 'err')):
+            if type(answer.get(key)) is str:
+                stream.write(answer[key])
+        if 'exc' in answer:
+            text = answer['exc'] if type(answer['exc']) is str else ''
+            raise AgentRaised(text if text.startswith('Error') else 'Error: ' + text)
+        return decode(answer.get('value'), ask)
+
+    while True:
+        request = receive()
+        if request.get('done'):
+            if state.get('copy'):
+                os._exit(0)
+            continue
         if request.get('isolated'):
             pid = os.fork()
             if pid:
@@ -182,8 +223,57 @@ def worker_main():
             state['me'] = os.getpid()
             send({'k': 'pid', 'pid': state['me']})
             run_batch(request, state, send)
-            os._exit(0)
+            if not request.get('stay'):
+                os._exit(0)
+            state['copy'] = True  # a probe: it answers calls until told it is done
+            continue
+        if 'call' in request:
+            result = run_one(request['call'], False, state, serve_call)
+            if os.getpid() != state['me']:
+                os._exit(0)
+            result.update(k='r', i=0)
+            send(result)
+            send({'k': 'end'})
+            continue
+        if request.get('judge'):
+            state['globals'] = judge_namespace(ask, request.get('proxy'))
         run_batch(request, state, send)
+
+
+def serve_call(call, state):
+    """A call the judge asked for, on the agent's side: the function's or an opaque result's answer, plain."""
+    store = state.setdefault('opaque', {})
+
+    def keep(obj):
+        ref = len(store) + 1
+        store[ref] = obj
+        return ref
+
+    def resolve(tag, key):
+        found = store if tag == 'x' else state['globals'] if tag == 'g' else vars(builtins)
+        if key not in found:
+            raise ValueError('no such value')
+        return found[key]
+
+    kind = call.get('kind') if type(call) is dict else None
+    if kind == 'call':
+        name = call.get('name')
+        namespace = state['globals']
+        if type(name) is not str or name not in namespace:
+            raise NameError("name '%s' is not defined" % (name,))
+        args = [decode(arg, resolve=resolve) for arg in call.get('args') or ()]
+        kwargs = {str(key): decode(arg, resolve=resolve) for key, arg in call.get('kwargs') or ()}
+        value = namespace[name](*args, **kwargs)
+    elif kind == 'opaque':
+        obj = resolve('x', call.get('ref'))
+        how = {'iter': list, 'len': len, 'bool': bool, 'str': str, 'repr': repr, 'float': float,
+               'int': int, 'index': operator.index}.get(call.get('how'))
+        if how is None:
+            raise ValueError('no such question')
+        value = how(obj)
+    else:
+        raise ValueError('no such call')
+    return {'value': encode(value, keep)}
 
 
 def run_batch(request, state, send):
@@ -215,7 +305,7 @@ def reap_killed_children():
             pass
 
 
-def run_one(code, wrap, state):
+def run_one(code, wrap, state, serve=None):
     reap_killed_children()
     try:
         os.dup2(OUT_W, 1)
@@ -228,14 +318,17 @@ def run_one(code, wrap, state):
     sys.stdout, sys.stderr = out, err
     result = {}
     try:
-        if wrap and not code.strip().startswith('def '):
+        if wrap and serve is None and not code.strip().startswith('def '):
             try:
                 code = wrap_rule(code)
             except BaseException as error:
                 return {'action_error': 'Error executing action: %s' % (error,)}
         signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            exec(code, state['globals'])
+            if serve is None:
+                exec(code, state['globals'])
+            else:
+                result = serve(code, state)
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
     except BaseException as error:
@@ -275,6 +368,7 @@ def spawn_worker():
     pid = os.fork()
     if pid == 0:
         try:
+            set_dumpable(1)
             os.setpgid(0, 0)
             os.dup2(worker_end.fileno(), CTL)
             os.dup2(out_w, OUT_W)
@@ -318,14 +412,16 @@ class Capture:
             if len(self.tail) > 2 * self.half:
                 del self.tail[: len(self.tail) - self.half]
 
-    def text(self):
+    def text(self, strip=True):
         tail = bytes(self.tail[-self.half:]) if len(self.tail) > self.half else bytes(self.tail)
         dropped = self.total - len(self.head) - len(tail)
         head = bytes(self.head).decode('utf-8', 'replace')
         if dropped <= 0:
-            return (head + tail.decode('utf-8', 'replace')).strip(), False
-        marker = '\n[... %d bytes of output omitted: %d bytes in total ...]\n' % (dropped, self.total)
-        return (head + marker + tail.decode('utf-8', 'replace')).strip(), True
+            text, cut = head + tail.decode('utf-8', 'replace'), False
+        else:
+            marker = '\n[... %d bytes of output omitted: %d bytes in total ...]\n' % (dropped, self.total)
+            text, cut = head + marker + tail.decode('utf-8', 'replace'), True
+        return (text.strip() if strip else text), cut
 
 
 def drain(fd, capture, budget=8 << 20):
@@ -450,16 +546,82 @@ def exit_text(status):
     return 'the interpreter exited with code %d' % os.WEXITSTATUS(status) if os.WIFEXITED(status) else 'the interpreter stopped'
 
 
+def dev_listing():
+    """name -> (inode, mode, device, owner, group) of each entry of /dev (a bwrap sandbox's own tmpfs)."""
+    listing = {}
+    for name in os.listdir('/dev'):
+        st = os.lstat('/dev/' + name)
+        listing[name] = (st.st_ino, st.st_mode, st.st_rdev, st.st_uid, st.st_gid)
+    return listing
+
+
+BOOT_DEV = dev_listing()  # before any worker ran: what /dev is to be at the start of every episode
+IPC_REMOVE = {'shm': 'shmctl', 'sem': 'semctl', 'msg': 'msgctl'}
+
+
+def ipc_ids(kind):
+    try:
+        with open('/proc/sysvipc/' + kind) as table:
+            return [int(line.split()[1]) for line in table.read().splitlines()[1:] if line.strip()]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def clean_slate():
+    """Once every process of the episode is dead: what lives beside the file system (which the host
+    checks) back to how the driver found it: /dev as at boot, /dev/shm empty (POSIX shared memory and
+    semaphores), no System V IPC object. (POSIX message queues cannot be made: the workers' RLIMIT_MSGQUEUE
+    is 0.) False when something cannot be, or is not as it was: the host then starts a new process tree."""
+    clean = True
+    try:
+        now = set(os.listdir('/dev'))
+        for name in now - set(BOOT_DEV):
+            path = '/dev/' + name
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        clean = dev_listing() == BOOT_DEV
+        for name in os.listdir('/dev/shm'):
+            path = '/dev/shm/' + name
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        clean = clean and not os.listdir('/dev/shm')
+    except OSError:
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (ImportError, OSError):
+        return False
+    for kind, remove in IPC_REMOVE.items():
+        for ident in ipc_ids(kind) or ():
+            if kind == 'sem':
+                libc.semctl(ident, 0, 0)  # IPC_RMID
+            else:
+                getattr(libc, remove)(ident, 0, None)
+        if ipc_ids(kind) != []:
+            clean = False
+    return clean
+
+
 agent = None
+probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
 
 
-def fresh_agent():
-    global agent
+def fresh_agent(slate=False):
+    """A new agent worker once every process was killed; slate: a new episode's (see clean_slate)."""
+    global agent, probe
+    probe = None
     if agent is not None:
         agent.close()
         agent = None
     kill_everything()
+    clean = clean_slate() if slate else True
     agent = spawn_worker()
+    return clean
 
 
 def run(request):
@@ -472,20 +634,27 @@ def run(request):
     timeout = limits[0] if limits else 1.0
     grace = float(request.get('grace', 1.0))
     cap = int(request['cap'])
-    if target == 'fresh':
+    global probe
+    if target in ('fresh', 'judge'):
         worker = spawn_worker()
     else:
         if agent is None:
             fresh_agent()
         worker = agent
-    message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy'}
+    stay = bool(request.get('stay')) and target == 'copy'
+    if target == 'probe':
+        message = {'call': request.get('call')}
+    else:
+        message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy',
+                   'stay': stay, 'judge': target == 'judge', 'proxy': request.get('proxy')}
     try:
         worker.ctl.sendall(pack(message))
     except OSError:
         pass
     results = []
     lost = None  # why the worker (or the copy) is gone
-    runner = worker.pid if target != 'copy' else None
+    copied = target in ('copy', 'probe')  # the code runs in a fork of the agent's worker
+    runner = probe if target == 'probe' else None if target == 'copy' else worker.pid
     out, err = Capture(cap), Capture(cap)
     began = time.time()
     deadline = began + timeout
@@ -493,7 +662,7 @@ def run(request):
     stray = False  # a timeout happened: processes the code started may still be running
     streams = [worker.ctl, worker.out_r, worker.err_r]
     pidfd = None
-    if target != 'copy':
+    if not copied:
         try:
             pidfd = os.pidfd_open(worker.pid)
             streams.append(pidfd)
@@ -550,8 +719,23 @@ def run(request):
                     if msg.get('broken'):
                         lost = 'broken'
                 elif kind == 'end':
-                    if target != 'copy':
+                    if not copied or stay or target == 'probe':
                         finished = True
+                elif kind == 'call' and target == 'judge':
+                    # The judge asks the agent's side, through the host; its clock stops meanwhile.
+                    paused = time.time()
+                    host_send({'call': msg.get('call')})
+                    try:
+                        reply = host_recv()
+                    except EOFError:
+                        kill_everything()
+                        os._exit(0)
+                    answer = reply.get('answer') if isinstance(reply, dict) else None
+                    try:
+                        worker.ctl.sendall(pack({'answer': answer}))
+                    except OSError:
+                        pass
+                    deadline += time.time() - paused
                 elif kind == 'forkdone':
                     if len(results) < len(codes):
                         lost = 'copy'
@@ -590,7 +774,8 @@ def run(request):
             why = 'the action timed out after %g s and was killed' % timeout
         elif lost in ('broken', 'garbage'):
             why = 'the interpreter lost its control channel'
-        if target == 'copy':
+        if copied:
+            probe = None
             if runner is not None:
                 try:
                     os.killpg(runner, signal.SIGKILL)
@@ -624,7 +809,9 @@ def run(request):
         while len(results) < len(codes):
             results.append({'output': None, 'error': 'Error: not run: ' + why, 'ok': False, 'died': True})
         note = why
-    if target == 'fresh':
+    if stay and not lost:
+        probe = runner
+    if target in ('fresh', 'judge'):
         worker.close()
         try:
             os.killpg(worker.pid, signal.SIGKILL)
@@ -636,6 +823,30 @@ def run(request):
             pass
     reap()
     return {'results': results, 'restarted': restarted, 'note': note}
+
+
+def call(request):
+    """One call of the judge's, answered by the probe (a copy of the agent's worker)."""
+    if probe is None or agent is None:
+        return {'results': [{'output': None, 'error': 'Error: the test process died', 'ok': False, 'died': True}],
+                'restarted': False, 'note': 'no probe'}
+    return run(dict(request, target='probe', codes=[None]))
+
+
+def release():
+    """Ends the probe; the agent's worker goes on as it was (or, if it cannot, a fresh one)."""
+    global probe
+    if probe is None:
+        return {'ok': True, 'restarted': False}
+    probe = None
+    try:
+        agent.ctl.sendall(pack({'done': True}))
+    except OSError:
+        pass
+    if wait_forkdone(agent, 5.0):
+        return {'ok': True, 'restarted': False}
+    fresh_agent()
+    return {'ok': True, 'restarted': True}
 
 
 def wait_forkdone(worker, seconds):
@@ -674,6 +885,12 @@ def make_result(msg, out, err, interrupted, timeout):
         result.update(output=None, error='Error: ' + msg['broken'], ok=False)
     else:
         result.update(output=out_text, error=err_text, ok=True)
+    if 'value' in msg:
+        result['value'] = msg['value']
+    if 'value' in msg or 'exc' in msg:
+        # What a call wrote, as it wrote it: the judge adds it to the output of the test that called.
+        result['stdout'] = out.text(False)[0]
+        result['stderr'] = err.text(False)[0]
     if interrupted:
         result['timed_out'] = True
         result['output'] = out_text
@@ -690,10 +907,13 @@ def main():
             os._exit(0)
         op = request.get('op')
         if op == 'reset':
-            fresh_agent()
-            host_send({'ok': True})
+            host_send({'ok': True, 'clean': fresh_agent(slate=True)})
         elif op == 'run':
             host_send(run(request))
+        elif op == 'call':
+            host_send(call(request))
+        elif op == 'release':
+            host_send(release())
         elif op == 'ping':
             host_send({'ok': True})
         else:
