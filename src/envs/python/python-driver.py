@@ -194,9 +194,25 @@ def worker_main():
         return json.loads(reader.read(struct.unpack('>I', header)[0]))
 
     def ask(call):
-        # The judge's way to the agent's interpreter: through the driver and the host, one answer each.
+        # The judge's way to the agent's interpreter: a speculated answer when the call is the next one
+        # the probe made ahead of it (same function, same arguments, in the same order), else through the
+        # driver and the host, one answer each. A call that differs from the next speculated one ends
+        # the speculation (diverged: the host runs the tests again without it).
+        spec = state.get('spec')
+        if spec and call.get('kind') == 'call':
+            if spec[0].get('call') == [call.get('name'), call.get('args'), call.get('kwargs')]:
+                state['used'] += 1
+                return answered(spec.pop(0))
+            state['spec'] = None
+            state['diverged'] = True
         send({'k': 'call', 'call': call})
         answer = receive().get('answer')
+        if type(answer) is dict and type(answer.get('spec')) is list and 'used' not in state:
+            state['spec'], state['used'] = answer['spec'], 0
+            return ask(call)
+        return answered(answer)
+
+    def answered(answer):
         if type(answer) is not dict:
             raise AgentRaised('Error: the test process died')
         for stream, key in ((sys.stdout, 'out'), (sys.stderr, 'err')):
@@ -238,6 +254,10 @@ def worker_main():
         if request.get('judge'):
             state['globals'] = judge_namespace(ask, request.get('proxy'))
         run_batch(request, state, send)
+        if request.get('judge'):
+            state.pop('spec', None)
+            state.pop('used', None)
+            state.pop('diverged', None)
 
 
 def serve_call(call, state):
@@ -277,14 +297,97 @@ def serve_call(call, state):
 
 
 def run_batch(request, state, send):
-    for index, code in enumerate(request['codes']):
-        result = run_one(code, request.get('wrap', False), state)
+    codes = request['codes']
+    for index, code in enumerate(codes):
+        if request.get('speculate') and index == len(codes) - 1:
+            result = run_one(request['speculate'], False, state, speculate)
+        else:
+            result = run_one(code, request.get('wrap', False), state)
         if os.getpid() != state['me']:
             os._exit(0)  # a process the user code forked came back here: it has no business in the loop
         result['k'] = 'r'
         result['i'] = index
         send(result)
-    send({'k': 'end'})
+    send({'k': 'end', 'used': state.get('used'), 'diverged': state.get('diverged', False)})
+
+
+class Unknown(Exception):
+    pass
+
+
+def literal_calls(source, names):
+    """The calls of names in a test, in the order Python makes them, while their arguments are literals:
+    ([(name, args, kwargs)], complete)."""
+    found = []
+
+    def visit(node):
+        if isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.NamedExpr)):
+            if any(isinstance(inner, ast.Call) for inner in ast.walk(node)):
+                raise Unknown
+            return
+        if isinstance(node, ast.Call):
+            visit(node.func)
+            for arg in node.args:
+                visit(arg)
+            for keyword in node.keywords:
+                visit(keyword.value)
+            if isinstance(node.func, ast.Name) and node.func.id in names:
+                if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
+                    raise Unknown
+                args = [ast.literal_eval(arg) for arg in node.args]
+                kwargs = [(k.arg, ast.literal_eval(k.value)) for k in node.keywords]
+                found.append((node.func.id, args, kwargs))
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    try:
+        visit(ast.parse(source))
+        return found, True
+    except (Unknown, ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return found, False
+
+
+def speculate(spec, state):
+    """In the probe, before the judge asks: the calls of the submitted function that the tests make with
+    literal arguments, made in that order (each test's up to the first that raises), each with what it
+    returned or raised and wrote. The judge uses an answer only for the very call it was made for."""
+    store = state.setdefault('opaque', {})
+
+    def keep(obj):
+        store[len(store) + 1] = obj
+        return len(store)
+
+    names = [name for name in spec.get('names') or () if type(name) is str]
+    namespace = state['globals']
+    entries = []
+    saved = sys.stdout, sys.stderr
+    try:
+        for test in spec.get('tests') or ():
+            calls, complete = literal_calls(test, names) if type(test) is str else ([], False)
+            for name, args, kwargs in calls:
+                entry = {'call': [name, [encode(arg) for arg in args], [[key, encode(value)] for key, value in kwargs]]}
+                out, err = io.StringIO(), io.StringIO()
+                sys.stdout, sys.stderr = out, err
+                try:
+                    if name not in namespace:
+                        raise NameError("name '%s' is not defined" % name)
+                    entry['value'] = encode(namespace[name](*args, **dict(kwargs)), keep)
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as error:
+                    entry['exc'] = describe(error)
+                finally:
+                    sys.stdout, sys.stderr = saved
+                entry['out'], entry['err'] = str(out.getvalue()), str(err.getvalue())
+                entries.append(entry)
+                if 'exc' in entry:
+                    break  # the test ends there
+            if not complete:
+                break  # what comes next depends on answers: the judge asks for it
+    finally:
+        sys.stdout, sys.stderr = saved
+    return {'value': entries}
 
 
 def reap_killed_children():
@@ -609,12 +712,14 @@ def clean_slate():
 
 agent = None
 probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
+releasing = False  # a probe was told to end: the agent's worker still has to report it gone
 
 
 def fresh_agent(slate=False):
     """A new agent worker once every process was killed; slate: a new episode's (see clean_slate)."""
-    global agent, probe
+    global agent, probe, releasing
     probe = None
+    releasing = False
     if agent is not None:
         agent.close()
         agent = None
@@ -635,18 +740,23 @@ def run(request):
     grace = float(request.get('grace', 1.0))
     cap = int(request['cap'])
     global probe
+    settled_fresh = False
+    tail = {}
     if target in ('fresh', 'judge'):
         worker = spawn_worker()
     else:
         if agent is None:
             fresh_agent()
+        elif target != 'probe' and settle_agent():
+            settled_fresh = True
         worker = agent
     stay = bool(request.get('stay')) and target == 'copy'
     if target == 'probe':
         message = {'call': request.get('call')}
     else:
         message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy',
-                   'stay': stay, 'judge': target == 'judge', 'proxy': request.get('proxy')}
+                   'stay': stay, 'judge': target == 'judge', 'proxy': request.get('proxy'),
+                   'speculate': request.get('speculate') if stay else None}
     try:
         worker.ctl.sendall(pack(message))
     except OSError:
@@ -719,6 +829,7 @@ def run(request):
                     if msg.get('broken'):
                         lost = 'broken'
                 elif kind == 'end':
+                    tail = {'used': msg.get('used'), 'diverged': msg.get('diverged')} if target == 'judge' else {}
                     if not copied or stay or target == 'probe':
                         finished = True
                 elif kind == 'call' and target == 'judge':
@@ -822,7 +933,9 @@ def run(request):
         except ChildProcessError:
             pass
     reap()
-    return {'results': results, 'restarted': restarted, 'note': note}
+    reply = {'results': results, 'restarted': restarted or (settled_fresh and target == 'agent'), 'note': note}
+    reply.update(tail)
+    return reply
 
 
 def call(request):
@@ -833,20 +946,31 @@ def call(request):
     return run(dict(request, target='probe', codes=[None]))
 
 
-def release():
-    """Ends the probe; the agent's worker goes on as it was (or, if it cannot, a fresh one)."""
-    global probe
+def end_probe():
+    """Tells the probe to end (any request but a call does): the agent's worker reports it gone, and the
+    next run in it first waits for that report (see settle_agent), so no host request waits for it."""
+    global probe, releasing
     if probe is None:
-        return {'ok': True, 'restarted': False}
+        return
     probe = None
     try:
         agent.ctl.sendall(pack({'done': True}))
+        releasing = True
     except OSError:
-        pass
+        fresh_agent()
+
+
+def settle_agent():
+    """Before the agent's worker runs anything: the report of an ended probe, or a fresh worker. True
+    when the worker had to be replaced (its globals are gone)."""
+    global releasing
+    if not releasing:
+        return False
+    releasing = False
     if wait_forkdone(agent, 5.0):
-        return {'ok': True, 'restarted': False}
+        return False
     fresh_agent()
-    return {'ok': True, 'restarted': True}
+    return True
 
 
 def wait_forkdone(worker, seconds):
@@ -906,14 +1030,14 @@ def main():
             kill_everything()
             os._exit(0)
         op = request.get('op')
+        if op != 'call':
+            end_probe()
         if op == 'reset':
             host_send({'ok': True, 'clean': fresh_agent(slate=True)})
         elif op == 'run':
             host_send(run(request))
         elif op == 'call':
             host_send(call(request))
-        elif op == 'release':
-            host_send(release())
         elif op == 'ping':
             host_send({'ok': True})
         else:

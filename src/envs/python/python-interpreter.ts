@@ -42,6 +42,9 @@ export interface RunReply {
   readonly restarted: boolean;
   /** Why the worker stopped, when it did. */
   readonly note: string | null;
+  /** A judge's run: the speculated answers it used, and whether a call differed from them. */
+  readonly used?: number | null;
+  readonly diverged?: boolean;
 }
 
 /**
@@ -53,6 +56,7 @@ export type RunTarget = 'agent' | 'copy' | 'fresh' | 'judge';
 /** A judge's question for the agent's side, and the answer it gets (see `python-values.py`). */
 export type JudgeCall = unknown;
 export type JudgeAnswer =
+  | { readonly spec: readonly unknown[] }
   | { readonly value: unknown; readonly out: string; readonly err: string }
   | { readonly exc: string; readonly out: string; readonly err: string };
 
@@ -62,8 +66,13 @@ export interface RunOptions {
   /** Time limit of each code, or one per code. */
   readonly timeoutMs: number | readonly number[];
   readonly maxOutputBytes: number;
-  /** `copy`: keep the copy after the codes, as the probe that answers `call` until `release`. */
+  /** `copy`: keep the copy after the codes, as the probe that answers `call` until the next request. */
   readonly stay?: boolean;
+  /**
+   * `copy` with `stay`: the last code's place runs the calls of `names` that `tests` make with literal
+   * arguments, ahead of the judge; its result's `value` lists them (see `speculate` in the driver).
+   */
+  readonly speculate?: { readonly tests: readonly string[]; readonly names: readonly string[] };
   /** `judge`: the name that stands for the submitted function, even where it shadows a builtin. */
   readonly proxy?: string;
   /** `judge`: answers the judge's calls (each answer is sent back before the judge goes on). */
@@ -286,6 +295,7 @@ export class PythonInterpreter {
         grace: GRACE_S,
         cap: options.maxOutputBytes,
         ...(options.stay ? { stay: true } : {}),
+        ...(options.speculate ? { speculate: options.speculate } : {}),
         ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
       },
       limit,
@@ -301,12 +311,6 @@ export class PythonInterpreter {
       timeoutMs + GRACE_S * 1000 + SLACK_MS,
     );
     return this.#checked(reply, 1);
-  }
-
-  /** Ends the probe; true when the agent's interpreter had to be restarted (its globals are gone). */
-  async release(): Promise<boolean> {
-    const reply = (await this.#request({ op: 'release' }, SLACK_MS)) as { restarted?: unknown };
-    return reply?.restarted === true;
   }
 
   #checked(reply: unknown, count: number): RunReply {

@@ -198,7 +198,12 @@ class Opaque:
         return iter(_exact(self._plain('iter'), list))
 
     def __len__(self):
-        return _exact(self._plain('len'), int)
+        # A TypeError, as the agent's side had it: list() and friends ask for a length first and go on
+        # without one on a TypeError (a generator has none).
+        try:
+            return _exact(self._plain('len'), int)
+        except AgentRaised as error:
+            raise TypeError(error.text[len('Error: '):] if error.text.startswith('Error: ') else error.text) from None
 
     def __bool__(self):
         return _exact(self._plain('bool'), bool)
