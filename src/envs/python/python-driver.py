@@ -1,30 +1,41 @@
 # The Python driver: the program that runs inside a sandbox as
 # `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
-# The host reads this file once and sends it as that argument (python-driver-source.ts).
+# The host reads python-values.py and this file once and sends them, in that order, as that argument
+# (python-interpreter.ts).
 #
 # Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
-# workers: the agent's interpreter (fresh globals after every reset), a throw-away copy of it for
-# the tests of a submission, or a throw-away fresh interpreter for the gold solution. User code only
-# ever runs in a worker.
+# workers: the agent's interpreter (fresh globals after every reset), a copy of it (the probe) that
+# answers a judge's calls for a submission, a throw-away fresh interpreter for the gold solution, and
+# the judge (in the evaluation sandbox's driver, which never runs the agent's code; a spare fresh
+# worker is forked between requests for the next of these). User code only ever runs in a worker.
 #
 # Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
 # /dev/null): the host first writes a random nonce line, then both sides exchange frames
-# `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}`, `{"op":"ping"}`,
-# `{"op":"run","target":"agent"|"copy"|"fresh","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`;
-# a run answers `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`.
+# `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}` (answers `{"clean":bool}`, see
+# clean_slate), `{"op":"ping"}`,
+# `{"op":"run","target":"agent"|"copy"|"fresh"|"judge","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`
+# (`copy` with `"stay":true` keeps the copy as the probe, `"speculate":{tests,names}` makes its last
+# code the calls made ahead; `judge` with `"proxy":name`), `{"op":"call","call":{…},"timeout":s,"cap":bytes}`
+# (one judge's call, in the probe; any other request ends the probe). A run answers
+# `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`; during a judge's run the
+# driver sends `{"call":{…}}` frames and reads one `{"op":"answer","answer":{…}}` frame for each.
 #
 # Worker protocol: a private socket pair (fd 1002) with 4-byte length-prefixed JSON; the worker's
 # fd 1 and 2 are restored to private pipes (fds 1003/1004) before every code, so nothing user code
 # does to sys.stdout, fd 1 or fd 2 can reach the host channel; the driver reads the pipes, keeps at
-# most `cap` bytes (head and tail) and strips them as upstream did. A timeout first interrupts the
-# code (KeyboardInterrupt, state kept) and kills every other process the driver started; if the code does
-# not stop within the grace period, the worker is killed and a fresh one started (`restarted`).
+# most `cap` bytes (head and tail) and strips them as upstream did. The worker waits for the driver's
+# `go` after each code's result, so each code's output is read before the next code writes any. A timeout
+# first interrupts the code (KeyboardInterrupt, state kept) and kills every other process the driver
+# started; if the code does not stop within the grace period, the worker is killed and a fresh one
+# started (`restarted`).
 #
 # Safety: the driver makes itself a child subreaper (what its workers start stays its descendant,
 # even after a double fork or a new session) and only ever kills its own descendants, so processes
 # of the sandbox it did not start (a Docker container's shell sessions and the supervisor that
 # started the driver) live on. It still refuses to run unless the host says it is contained and it
-# sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's).
+# sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's). It is not dumpable, so
+# no process of the sandbox can ptrace it; on reset it clears what an episode can leave beside the
+# file system (clean_slate).
 #
 # Never run it on the host: it is meant for a sandbox's own pid namespace.
 
@@ -223,6 +234,7 @@ def worker_main():
             raise AgentRaised(text if text.startswith('Error') else 'Error: ' + text)
         return decode(answer.get('value'), ask)
 
+    state['receive'] = receive
     while True:
         request = receive()
         if request.get('done'):
@@ -308,6 +320,9 @@ def run_batch(request, state, send):
         result['k'] = 'r'
         result['i'] = index
         send(result)
+        if index < len(codes) - 1:
+            # In step with the driver: it has read this code's output before the next code writes any.
+            state['receive']()
     send({'k': 'end', 'used': state.get('used'), 'diverged': state.get('diverged', False)})
 
 
@@ -587,8 +602,9 @@ def others(keep):
 
 
 def kill_others(keep):
-    """Kills every process this driver started except those in keep; False when they keep coming."""
-    keep = set(keep) | {1, os.getpid()}
+    """Kills every process this driver started except those in keep (and the spare worker); False when
+    they keep coming."""
+    keep = set(keep) | {1, os.getpid()} | ({spare.pid} if spare is not None else set())
     for _ in range(50):
         pids = others(keep)
         if not pids:
@@ -710,14 +726,34 @@ def clean_slate():
     return clean
 
 
+spare = None  # a fresh worker forked ahead, between requests, for the next gold or judge run
 agent = None
 probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
 releasing = False  # a probe was told to end: the agent's worker still has to report it gone
 
 
+def take_spare():
+    """The spare worker if it is still there (a fork of this driver that ran nothing), else a new one."""
+    global spare
+    worker, spare = spare, None
+    if worker is not None:
+        try:
+            with open('/proc/%d/stat' % worker.pid) as stat:
+                alive = stat.read().rsplit(')', 1)[1].split()[0] not in ('Z', 'X')
+        except (OSError, IndexError):
+            alive = False
+        if alive:
+            return worker
+        worker.close()
+    return spawn_worker()
+
+
 def fresh_agent(slate=False):
     """A new agent worker once every process was killed; slate: a new episode's (see clean_slate)."""
-    global agent, probe, releasing
+    global agent, probe, releasing, spare
+    if spare is not None:
+        spare.close()
+        spare = None
     probe = None
     releasing = False
     if agent is not None:
@@ -743,7 +779,7 @@ def run(request):
     settled_fresh = False
     tail = {}
     if target in ('fresh', 'judge'):
-        worker = spawn_worker()
+        worker = take_spare()
     else:
         if agent is None:
             fresh_agent()
@@ -828,6 +864,11 @@ def run(request):
                     interrupted = False
                     if msg.get('broken'):
                         lost = 'broken'
+                    elif len(results) < len(codes):
+                        try:
+                            worker.ctl.sendall(pack({'go': True}))
+                        except OSError:
+                            pass
                 elif kind == 'end':
                     tail = {'used': msg.get('used'), 'diverged': msg.get('diverged')} if target == 'judge' else {}
                     if not copied or stay or target == 'probe':
@@ -1022,6 +1063,7 @@ def make_result(msg, out, err, interrupted, timeout):
 
 
 def main():
+    global spare
     host_send({'ready': True, 'pid': os.getpid()})
     while True:
         try:
@@ -1036,6 +1078,8 @@ def main():
             host_send({'ok': True, 'clean': fresh_agent(slate=True)})
         elif op == 'run':
             host_send(run(request))
+            if request.get('target') in ('fresh', 'judge') and spare is None:
+                spare = spawn_worker()  # after the answer: off the next run's way
         elif op == 'call':
             host_send(call(request))
         elif op == 'ping':
