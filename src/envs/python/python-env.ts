@@ -8,9 +8,10 @@ import { skipStep } from '../control-steps.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import { referenceFunctionName, submitName, submittedFunctionName } from './function-names.js';
-import { judgeTests } from './judge-tests.js';
+import { type JudgePlan, judgeTests } from './judge-tests.js';
 import { mbppScore } from './mbpp-reward.js';
 import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
+import { observationText } from './observation-text.js';
 import {
   type CodeResult,
   InterpreterLost,
@@ -48,7 +49,6 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_GOLD_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_MEMORY = 768 * 1024 * 1024;
-const RESTARTED = '[the interpreter was restarted: the variables and functions defined so far are gone]';
 
 /** What the gold function did on the task's tests, in a fresh interpreter of the evaluation sandbox. */
 interface GoldRun {
@@ -57,15 +57,6 @@ interface GoldRun {
   readonly setupMs?: number;
   readonly corrupt: boolean;
   readonly reason?: string;
-}
-
-/** Upstream's observation: the output and the error; only the error when the code raised. */
-export function observationText(result: CodeResult, restarted: boolean): string {
-  const text =
-    result.output === null
-      ? result.error
-      : [result.output, result.error].filter((part) => part !== '').join('\n');
-  return restarted ? (text === '' ? RESTARTED : `${text}\n${RESTARTED}`) : text;
 }
 
 /**
@@ -356,13 +347,7 @@ export class PythonEnv implements Env {
   async #judge(
     agent: Box,
     evaluator: Box,
-    plan: {
-      bind: string;
-      reference: string | undefined;
-      setup: string;
-      tests: readonly string[];
-      limits: readonly number[];
-    },
+    plan: Pick<JudgePlan, 'bind' | 'reference' | 'setup' | 'tests'> & { limits: readonly number[] },
   ): Promise<readonly CodeResult[]> {
     const [bindMs = 0, setupMs = 0, ...testMs] = plan.limits;
     const outcome = await judgeTests(
