@@ -29,6 +29,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/defined-env.test.ts',
   'test/envs/python/mbpp-gold.test.ts',
   'test/envs/python/python-env.test.ts',
+  'test/envs/python/python-hostile.test.ts',
+  'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).

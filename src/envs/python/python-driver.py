@@ -1,34 +1,45 @@
 # The Python driver: the program that runs inside a sandbox as
 # `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
-# The host reads this file once and sends it as that argument (python-driver-source.ts).
+# The host reads python-values.py and this file once and sends them, in that order, as that argument
+# (python-interpreter.ts).
 #
 # Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
-# workers: the agent's interpreter (fresh globals after every reset), a throw-away copy of it for
-# the tests of a submission, or a throw-away fresh interpreter for the gold solution. User code only
-# ever runs in a worker.
+# workers: the agent's interpreter (fresh globals after every reset), a copy of it (the probe) that
+# answers a judge's calls for a submission, a throw-away fresh interpreter for the gold solution, and
+# the judge (in the evaluation sandbox's driver, which never runs the agent's code; a spare fresh
+# worker is forked between requests for the next of these). User code only ever runs in a worker.
 #
 # Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
 # /dev/null): the host first writes a random nonce line, then both sides exchange frames
-# `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}`, `{"op":"ping"}`,
-# `{"op":"run","target":"agent"|"copy"|"fresh","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`;
-# a run answers `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`.
+# `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}` (answers `{"clean":bool}`, see
+# clean_slate), `{"op":"ping"}`,
+# `{"op":"run","target":"agent"|"copy"|"fresh"|"judge","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`
+# (`copy` with `"stay":true` keeps the copy as the probe, `"speculate":{tests,names}` makes its last
+# code the calls made ahead; `judge` with `"proxy":name`), `{"op":"call","call":{…},"timeout":s,"cap":bytes}`
+# (one judge's call, in the probe; any other request ends the probe). A run answers
+# `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`; during a judge's run the
+# driver sends `{"call":{…}}` frames and reads one `{"op":"answer","answer":{…}}` frame for each.
 #
 # Worker protocol: a private socket pair (fd 1002) with 4-byte length-prefixed JSON; the worker's
 # fd 1 and 2 are restored to private pipes (fds 1003/1004) before every code, so nothing user code
 # does to sys.stdout, fd 1 or fd 2 can reach the host channel; the driver reads the pipes, keeps at
-# most `cap` bytes (head and tail) and strips them as upstream did. A timeout first interrupts the
-# code (KeyboardInterrupt, state kept) and kills every other process the driver started; if the code does
-# not stop within the grace period, the worker is killed and a fresh one started (`restarted`).
+# most `cap` bytes (head and tail) and strips them as upstream did. The worker waits for the driver's
+# `go` after each code's result, so each code's output is read before the next code writes any. A timeout
+# first interrupts the code (KeyboardInterrupt, state kept) and kills every other process the driver
+# started; if the code does not stop within the grace period, the worker is killed and a fresh one
+# started (`restarted`).
 #
 # Safety: the driver makes itself a child subreaper (what its workers start stays its descendant,
 # even after a double fork or a new session) and only ever kills its own descendants, so processes
 # of the sandbox it did not start (a Docker container's shell sessions and the supervisor that
 # started the driver) live on. It still refuses to run unless the host says it is contained and it
-# sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's).
+# sees a fresh pid namespace (a bwrap sandbox's own, or a Docker container's). It is not dumpable, so
+# no process of the sandbox can ptrace it; on reset it clears what an episode can leave beside the
+# file system (clean_slate).
 #
 # Never run it on the host: it is meant for a sandbox's own pid namespace.
 
-import ast, builtins, io, json, os, select, signal, socket, struct, sys, time
+import ast, builtins, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
 
 # Modules user code often imports: loaded once here, so a worker forked from this process finds
 # them in sys.modules and importing them costs nothing.
@@ -60,6 +71,23 @@ def become_subreaper():
 
 
 become_subreaper()
+
+
+def set_dumpable(flag):
+    # PR_SET_DUMPABLE 0: without CAP_SYS_PTRACE (the sandbox has none) no process can ptrace this
+    # driver or open its /proc/<pid>/mem. Its workers set it back to 1: the kernel hides the exit codes
+    # in /proc/<pid>/stat of processes that are not (which reap_killed_children reads), and a worker
+    # runs the agent's code anyway.
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(4, flag, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+if not set_dumpable(0):
+    sys.stderr.write('intercode python driver: cannot make itself non-dumpable\n')
+    os._exit(2)
 
 HOST_IN, HOST_OUT = 1000, 1001
 CTL, OUT_W, ERR_W, NULL = 1002, 1003, 1004, 1005
@@ -140,6 +168,8 @@ def wrap_rule(code):
 
 
 def describe(error):
+    if type(error) is AgentRaised:
+        return error.text
     try:
         text = str(error)
     except BaseException:
@@ -157,21 +187,60 @@ def worker_main():
     limit = CONFIG.get('memory_bytes')
     if limit:
         try:
-            import resource
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError):
             pass
+    # No POSIX message queue: it would outlive the episode in the driver's IPC namespace, unlisted.
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
     ctl = socket.socket(fileno=CTL)
     reader = ctl.makefile('rb')
 
     def send(obj):
         ctl.sendall(pack(obj))
 
-    while True:
+    def receive():
         header = reader.read(4)
         if len(header) < 4:
             os._exit(0)
-        request = json.loads(reader.read(struct.unpack('>I', header)[0]))
+        return json.loads(reader.read(struct.unpack('>I', header)[0]))
+
+    def ask(call):
+        # The judge's way to the agent's interpreter: a speculated answer when the call is the next one
+        # the probe made ahead of it (same function, same arguments, in the same order), else through the
+        # driver and the host, one answer each. A call that differs from the next speculated one ends
+        # the speculation (diverged: the host runs the tests again without it).
+        spec = state.get('spec')
+        if spec and call.get('kind') == 'call':
+            if spec[0].get('call') == [call.get('name'), call.get('args'), call.get('kwargs')]:
+                state['used'] += 1
+                return answered(spec.pop(0))
+            state['spec'] = None
+            state['diverged'] = True
+        send({'k': 'call', 'call': call})
+        answer = receive().get('answer')
+        if type(answer) is dict and type(answer.get('spec')) is list and 'used' not in state:
+            state['spec'], state['used'] = answer['spec'], 0
+            return ask(call)
+        return answered(answer)
+
+    def answered(answer):
+        if type(answer) is not dict:
+            raise AgentRaised('Error: the test process died')
+        for stream, key in ((sys.stdout, 'out'), (sys.stderr, 'err')):
+            if type(answer.get(key)) is str:
+                stream.write(answer[key])
+        if 'exc' in answer:
+            text = answer['exc'] if type(answer['exc']) is str else ''
+            raise AgentRaised(text if text.startswith('Error') else 'Error: ' + text)
+        return decode(answer.get('value'), ask)
+
+    state['receive'] = receive
+    while True:
+        request = receive()
+        if request.get('done'):
+            if state.get('copy'):
+                os._exit(0)
+            continue
         if request.get('isolated'):
             pid = os.fork()
             if pid:
@@ -182,19 +251,158 @@ def worker_main():
             state['me'] = os.getpid()
             send({'k': 'pid', 'pid': state['me']})
             run_batch(request, state, send)
-            os._exit(0)
+            if not request.get('stay'):
+                os._exit(0)
+            state['copy'] = True  # a probe: it answers calls until told it is done
+            continue
+        if 'call' in request:
+            result = run_one(request['call'], False, state, serve_call)
+            if os.getpid() != state['me']:
+                os._exit(0)
+            result.update(k='r', i=0)
+            send(result)
+            send({'k': 'end'})
+            continue
+        if request.get('judge'):
+            state['globals'] = judge_namespace(ask, request.get('proxy'))
         run_batch(request, state, send)
+        if request.get('judge'):
+            state.pop('spec', None)
+            state.pop('used', None)
+            state.pop('diverged', None)
+
+
+def serve_call(call, state):
+    """A call the judge asked for, on the agent's side: the function's or an opaque result's answer, plain."""
+    store = state.setdefault('opaque', {})
+
+    def keep(obj):
+        ref = len(store) + 1
+        store[ref] = obj
+        return ref
+
+    def resolve(tag, key):
+        found = store if tag == 'x' else state['globals'] if tag == 'g' else vars(builtins)
+        if key not in found:
+            raise ValueError('no such value')
+        return found[key]
+
+    kind = call.get('kind') if type(call) is dict else None
+    if kind == 'call':
+        name = call.get('name')
+        namespace = state['globals']
+        if type(name) is not str or name not in namespace:
+            raise NameError("name '%s' is not defined" % (name,))
+        args = [decode(arg, resolve=resolve) for arg in call.get('args') or ()]
+        kwargs = {str(key): decode(arg, resolve=resolve) for key, arg in call.get('kwargs') or ()}
+        value = namespace[name](*args, **kwargs)
+    elif kind == 'opaque':
+        obj = resolve('x', call.get('ref'))
+        how = {'iter': list, 'len': len, 'bool': bool, 'str': str, 'repr': repr, 'float': float,
+               'int': int, 'index': operator.index}.get(call.get('how'))
+        if how is None:
+            raise ValueError('no such question')
+        value = how(obj)
+    else:
+        raise ValueError('no such call')
+    return {'value': encode(value, keep)}
 
 
 def run_batch(request, state, send):
-    for index, code in enumerate(request['codes']):
-        result = run_one(code, request.get('wrap', False), state)
+    codes = request['codes']
+    for index, code in enumerate(codes):
+        if request.get('speculate') and index == len(codes) - 1:
+            result = run_one(request['speculate'], False, state, speculate)
+        else:
+            result = run_one(code, request.get('wrap', False), state)
         if os.getpid() != state['me']:
             os._exit(0)  # a process the user code forked came back here: it has no business in the loop
         result['k'] = 'r'
         result['i'] = index
         send(result)
-    send({'k': 'end'})
+        if index < len(codes) - 1:
+            # In step with the driver: it has read this code's output before the next code writes any.
+            state['receive']()
+    send({'k': 'end', 'used': state.get('used'), 'diverged': state.get('diverged', False)})
+
+
+class Unknown(Exception):
+    pass
+
+
+def literal_calls(source, names):
+    """The calls of names in a test, in the order Python makes them, while their arguments are literals:
+    ([(name, args, kwargs)], complete)."""
+    found = []
+
+    def visit(node):
+        if isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.NamedExpr)):
+            if any(isinstance(inner, ast.Call) for inner in ast.walk(node)):
+                raise Unknown
+            return
+        if isinstance(node, ast.Call):
+            visit(node.func)
+            for arg in node.args:
+                visit(arg)
+            for keyword in node.keywords:
+                visit(keyword.value)
+            if isinstance(node.func, ast.Name) and node.func.id in names:
+                if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
+                    raise Unknown
+                args = [ast.literal_eval(arg) for arg in node.args]
+                kwargs = [(k.arg, ast.literal_eval(k.value)) for k in node.keywords]
+                found.append((node.func.id, args, kwargs))
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    try:
+        visit(ast.parse(source))
+        return found, True
+    except (Unknown, ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return found, False
+
+
+def speculate(spec, state):
+    """In the probe, before the judge asks: the calls of the submitted function that the tests make with
+    literal arguments, made in that order (each test's up to the first that raises), each with what it
+    returned or raised and wrote. The judge uses an answer only for the very call it was made for."""
+    store = state.setdefault('opaque', {})
+
+    def keep(obj):
+        store[len(store) + 1] = obj
+        return len(store)
+
+    names = [name for name in spec.get('names') or () if type(name) is str]
+    namespace = state['globals']
+    entries = []
+    saved = sys.stdout, sys.stderr
+    try:
+        for test in spec.get('tests') or ():
+            calls, complete = literal_calls(test, names) if type(test) is str else ([], False)
+            for name, args, kwargs in calls:
+                entry = {'call': [name, [encode(arg) for arg in args], [[key, encode(value)] for key, value in kwargs]]}
+                out, err = io.StringIO(), io.StringIO()
+                sys.stdout, sys.stderr = out, err
+                try:
+                    if name not in namespace:
+                        raise NameError("name '%s' is not defined" % name)
+                    entry['value'] = encode(namespace[name](*args, **dict(kwargs)), keep)
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as error:
+                    entry['exc'] = describe(error)
+                finally:
+                    sys.stdout, sys.stderr = saved
+                entry['out'], entry['err'] = str(out.getvalue()), str(err.getvalue())
+                entries.append(entry)
+                if 'exc' in entry:
+                    break  # the test ends there
+            if not complete:
+                break  # what comes next depends on answers: the judge asks for it
+    finally:
+        sys.stdout, sys.stderr = saved
+    return {'value': entries}
 
 
 def reap_killed_children():
@@ -215,7 +423,7 @@ def reap_killed_children():
             pass
 
 
-def run_one(code, wrap, state):
+def run_one(code, wrap, state, serve=None):
     reap_killed_children()
     try:
         os.dup2(OUT_W, 1)
@@ -228,14 +436,17 @@ def run_one(code, wrap, state):
     sys.stdout, sys.stderr = out, err
     result = {}
     try:
-        if wrap and not code.strip().startswith('def '):
+        if wrap and serve is None and not code.strip().startswith('def '):
             try:
                 code = wrap_rule(code)
             except BaseException as error:
                 return {'action_error': 'Error executing action: %s' % (error,)}
         signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            exec(code, state['globals'])
+            if serve is None:
+                exec(code, state['globals'])
+            else:
+                result = serve(code, state)
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
     except BaseException as error:
@@ -275,6 +486,7 @@ def spawn_worker():
     pid = os.fork()
     if pid == 0:
         try:
+            set_dumpable(1)
             os.setpgid(0, 0)
             os.dup2(worker_end.fileno(), CTL)
             os.dup2(out_w, OUT_W)
@@ -318,14 +530,16 @@ class Capture:
             if len(self.tail) > 2 * self.half:
                 del self.tail[: len(self.tail) - self.half]
 
-    def text(self):
+    def text(self, strip=True):
         tail = bytes(self.tail[-self.half:]) if len(self.tail) > self.half else bytes(self.tail)
         dropped = self.total - len(self.head) - len(tail)
         head = bytes(self.head).decode('utf-8', 'replace')
         if dropped <= 0:
-            return (head + tail.decode('utf-8', 'replace')).strip(), False
-        marker = '\n[... %d bytes of output omitted: %d bytes in total ...]\n' % (dropped, self.total)
-        return (head + marker + tail.decode('utf-8', 'replace')).strip(), True
+            text, cut = head + tail.decode('utf-8', 'replace'), False
+        else:
+            marker = '\n[... %d bytes of output omitted: %d bytes in total ...]\n' % (dropped, self.total)
+            text, cut = head + marker + tail.decode('utf-8', 'replace'), True
+        return (text.strip() if strip else text), cut
 
 
 def drain(fd, capture, budget=8 << 20):
@@ -388,8 +602,9 @@ def others(keep):
 
 
 def kill_others(keep):
-    """Kills every process this driver started except those in keep; False when they keep coming."""
-    keep = set(keep) | {1, os.getpid()}
+    """Kills every process this driver started except those in keep (and the spare worker); False when
+    they keep coming."""
+    keep = set(keep) | {1, os.getpid()} | ({spare.pid} if spare is not None else set())
     for _ in range(50):
         pids = others(keep)
         if not pids:
@@ -450,16 +665,104 @@ def exit_text(status):
     return 'the interpreter exited with code %d' % os.WEXITSTATUS(status) if os.WIFEXITED(status) else 'the interpreter stopped'
 
 
+def dev_listing():
+    """name -> (inode, mode, device, owner, group) of each entry of /dev (a bwrap sandbox's own tmpfs)."""
+    listing = {}
+    for name in os.listdir('/dev'):
+        st = os.lstat('/dev/' + name)
+        listing[name] = (st.st_ino, st.st_mode, st.st_rdev, st.st_uid, st.st_gid)
+    return listing
+
+
+BOOT_DEV = dev_listing()  # before any worker ran: what /dev is to be at the start of every episode
+IPC_REMOVE = {'shm': 'shmctl', 'sem': 'semctl', 'msg': 'msgctl'}
+
+
+def ipc_ids(kind):
+    try:
+        with open('/proc/sysvipc/' + kind) as table:
+            return [int(line.split()[1]) for line in table.read().splitlines()[1:] if line.strip()]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def clean_slate():
+    """Once every process of the episode is dead: what lives beside the file system (which the host
+    checks) back to how the driver found it: /dev as at boot, /dev/shm empty (POSIX shared memory and
+    semaphores), no System V IPC object. (POSIX message queues cannot be made: the workers' RLIMIT_MSGQUEUE
+    is 0.) False when something cannot be, or is not as it was: the host then starts a new process tree."""
+    clean = True
+    try:
+        now = set(os.listdir('/dev'))
+        for name in now - set(BOOT_DEV):
+            path = '/dev/' + name
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        clean = dev_listing() == BOOT_DEV
+        for name in os.listdir('/dev/shm'):
+            path = '/dev/shm/' + name
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        clean = clean and not os.listdir('/dev/shm')
+    except OSError:
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (ImportError, OSError):
+        return False
+    for kind, remove in IPC_REMOVE.items():
+        for ident in ipc_ids(kind) or ():
+            if kind == 'sem':
+                libc.semctl(ident, 0, 0)  # IPC_RMID
+            else:
+                getattr(libc, remove)(ident, 0, None)
+        if ipc_ids(kind) != []:
+            clean = False
+    return clean
+
+
+spare = None  # a fresh worker forked ahead, between requests, for the next gold or judge run
 agent = None
+probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
+releasing = False  # a probe was told to end: the agent's worker still has to report it gone
 
 
-def fresh_agent():
-    global agent
+def take_spare():
+    """The spare worker if it is still there (a fork of this driver that ran nothing), else a new one."""
+    global spare
+    worker, spare = spare, None
+    if worker is not None:
+        try:
+            with open('/proc/%d/stat' % worker.pid) as stat:
+                alive = stat.read().rsplit(')', 1)[1].split()[0] not in ('Z', 'X')
+        except (OSError, IndexError):
+            alive = False
+        if alive:
+            return worker
+        worker.close()
+    return spawn_worker()
+
+
+def fresh_agent(slate=False):
+    """A new agent worker once every process was killed; slate: a new episode's (see clean_slate)."""
+    global agent, probe, releasing, spare
+    if spare is not None:
+        spare.close()
+        spare = None
+    probe = None
+    releasing = False
     if agent is not None:
         agent.close()
         agent = None
     kill_everything()
+    clean = clean_slate() if slate else True
     agent = spawn_worker()
+    return clean
 
 
 def run(request):
@@ -472,20 +775,32 @@ def run(request):
     timeout = limits[0] if limits else 1.0
     grace = float(request.get('grace', 1.0))
     cap = int(request['cap'])
-    if target == 'fresh':
-        worker = spawn_worker()
+    global probe
+    settled_fresh = False
+    tail = {}
+    if target in ('fresh', 'judge'):
+        worker = take_spare()
     else:
         if agent is None:
             fresh_agent()
+        elif target != 'probe' and settle_agent():
+            settled_fresh = True
         worker = agent
-    message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy'}
+    stay = bool(request.get('stay')) and target == 'copy'
+    if target == 'probe':
+        message = {'call': request.get('call')}
+    else:
+        message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy',
+                   'stay': stay, 'judge': target == 'judge', 'proxy': request.get('proxy'),
+                   'speculate': request.get('speculate') if stay else None}
     try:
         worker.ctl.sendall(pack(message))
     except OSError:
         pass
     results = []
     lost = None  # why the worker (or the copy) is gone
-    runner = worker.pid if target != 'copy' else None
+    copied = target in ('copy', 'probe')  # the code runs in a fork of the agent's worker
+    runner = probe if target == 'probe' else None if target == 'copy' else worker.pid
     out, err = Capture(cap), Capture(cap)
     began = time.time()
     deadline = began + timeout
@@ -493,7 +808,7 @@ def run(request):
     stray = False  # a timeout happened: processes the code started may still be running
     streams = [worker.ctl, worker.out_r, worker.err_r]
     pidfd = None
-    if target != 'copy':
+    if not copied:
         try:
             pidfd = os.pidfd_open(worker.pid)
             streams.append(pidfd)
@@ -549,9 +864,30 @@ def run(request):
                     interrupted = False
                     if msg.get('broken'):
                         lost = 'broken'
+                    elif len(results) < len(codes):
+                        try:
+                            worker.ctl.sendall(pack({'go': True}))
+                        except OSError:
+                            pass
                 elif kind == 'end':
-                    if target != 'copy':
+                    tail = {'used': msg.get('used'), 'diverged': msg.get('diverged')} if target == 'judge' else {}
+                    if not copied or stay or target == 'probe':
                         finished = True
+                elif kind == 'call' and target == 'judge':
+                    # The judge asks the agent's side, through the host; its clock stops meanwhile.
+                    paused = time.time()
+                    host_send({'call': msg.get('call')})
+                    try:
+                        reply = host_recv()
+                    except EOFError:
+                        kill_everything()
+                        os._exit(0)
+                    answer = reply.get('answer') if isinstance(reply, dict) else None
+                    try:
+                        worker.ctl.sendall(pack({'answer': answer}))
+                    except OSError:
+                        pass
+                    deadline += time.time() - paused
                 elif kind == 'forkdone':
                     if len(results) < len(codes):
                         lost = 'copy'
@@ -590,7 +926,8 @@ def run(request):
             why = 'the action timed out after %g s and was killed' % timeout
         elif lost in ('broken', 'garbage'):
             why = 'the interpreter lost its control channel'
-        if target == 'copy':
+        if copied:
+            probe = None
             if runner is not None:
                 try:
                     os.killpg(runner, signal.SIGKILL)
@@ -624,7 +961,9 @@ def run(request):
         while len(results) < len(codes):
             results.append({'output': None, 'error': 'Error: not run: ' + why, 'ok': False, 'died': True})
         note = why
-    if target == 'fresh':
+    if stay and not lost:
+        probe = runner
+    if target in ('fresh', 'judge'):
         worker.close()
         try:
             os.killpg(worker.pid, signal.SIGKILL)
@@ -635,7 +974,44 @@ def run(request):
         except ChildProcessError:
             pass
     reap()
-    return {'results': results, 'restarted': restarted, 'note': note}
+    reply = {'results': results, 'restarted': restarted or (settled_fresh and target == 'agent'), 'note': note}
+    reply.update(tail)
+    return reply
+
+
+def call(request):
+    """One call of the judge's, answered by the probe (a copy of the agent's worker)."""
+    if probe is None or agent is None:
+        return {'results': [{'output': None, 'error': 'Error: the test process died', 'ok': False, 'died': True}],
+                'restarted': False, 'note': 'no probe'}
+    return run(dict(request, target='probe', codes=[None]))
+
+
+def end_probe():
+    """Tells the probe to end (any request but a call does): the agent's worker reports it gone, and the
+    next run in it first waits for that report (see settle_agent), so no host request waits for it."""
+    global probe, releasing
+    if probe is None:
+        return
+    probe = None
+    try:
+        agent.ctl.sendall(pack({'done': True}))
+        releasing = True
+    except OSError:
+        fresh_agent()
+
+
+def settle_agent():
+    """Before the agent's worker runs anything: the report of an ended probe, or a fresh worker. True
+    when the worker had to be replaced (its globals are gone)."""
+    global releasing
+    if not releasing:
+        return False
+    releasing = False
+    if wait_forkdone(agent, 5.0):
+        return False
+    fresh_agent()
+    return True
 
 
 def wait_forkdone(worker, seconds):
@@ -674,6 +1050,12 @@ def make_result(msg, out, err, interrupted, timeout):
         result.update(output=None, error='Error: ' + msg['broken'], ok=False)
     else:
         result.update(output=out_text, error=err_text, ok=True)
+    if 'value' in msg:
+        result['value'] = msg['value']
+    if 'value' in msg or 'exc' in msg:
+        # What a call wrote, as it wrote it: the judge adds it to the output of the test that called.
+        result['stdout'] = out.text(False)[0]
+        result['stderr'] = err.text(False)[0]
     if interrupted:
         result['timed_out'] = True
         result['output'] = out_text
@@ -681,6 +1063,7 @@ def make_result(msg, out, err, interrupted, timeout):
 
 
 def main():
+    global spare
     host_send({'ready': True, 'pid': os.getpid()})
     while True:
         try:
@@ -689,11 +1072,16 @@ def main():
             kill_everything()
             os._exit(0)
         op = request.get('op')
+        if op != 'call':
+            end_probe()
         if op == 'reset':
-            fresh_agent()
-            host_send({'ok': True})
+            host_send({'ok': True, 'clean': fresh_agent(slate=True)})
         elif op == 'run':
             host_send(run(request))
+            if request.get('target') in ('fresh', 'judge') and spare is None:
+                spare = spawn_worker()  # after the answer: off the next run's way
+        elif op == 'call':
+            host_send(call(request))
         elif op == 'ping':
             host_send({'ok': True})
         else:

@@ -1,16 +1,26 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
-import { EnvError, SandboxError } from '../../core/errors.js';
+import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { skipStep } from '../control-steps.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import { referenceFunctionName, submitName, submittedFunctionName } from './function-names.js';
+import { type JudgePlan, judgeTests } from './judge-tests.js';
 import { mbppScore } from './mbpp-reward.js';
-import { type CodeResult, InterpreterLost, PythonInterpreter, type RunReply } from './python-interpreter.js';
+import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
+import { observationText } from './observation-text.js';
+import {
+  type CodeResult,
+  InterpreterLost,
+  type PythonInterpreter,
+  type RunOptions,
+  type RunReply,
+  type RunTarget,
+} from './python-interpreter.js';
+import { startInterpreter } from './start-interpreter.js';
 
 /**
  * Options of the Python env. The action time limit also bounds each test of a submission; the gold
@@ -18,9 +28,18 @@ import { type CodeResult, InterpreterLost, PythonInterpreter, type RunReply } fr
  * tests run in the agent's interpreter itself, which is then reset and loaded with the setup code,
  * the gold and its tests: the gold's functions stay there for the agent's next turns (how recorded
  * runs scored 1.0 after a def that failed to compile, when the gold's function had the same name).
- * `fixed` (default): the tests run in a throw-away copy of the agent's interpreter and the gold in a
- * separate sandbox.
+ * `fixed` (default): a judge in the evaluation sandbox runs the tests, calling the agent's function
+ * in a throw-away copy of the agent's interpreter for plain values (`judge-tests.ts`); the gold runs
+ * in the evaluation sandbox too.
  */
+/** A sandbox with its interpreter (none until started, or after it died). */
+interface Box {
+  readonly sandbox: Sandbox;
+  interpreter: PythonInterpreter | undefined;
+  /** Code ran since the file system was last checked against the image. */
+  used: boolean;
+}
+
 export interface PythonEnvOptions extends SandboxEnvOptions {
   /** Address-space limit of each interpreter process, default 768 MiB (the sandbox has 1 GiB). */
   readonly memoryBytes?: number;
@@ -30,17 +49,6 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_GOLD_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_MEMORY = 768 * 1024 * 1024;
-/** Starts of an interpreter tried before giving up (waits of 0.1, 0.2, … s between them). */
-const START_ATTEMPTS = 8;
-const RESTARTED = '[the interpreter was restarted: the variables and functions defined so far are gone]';
-
-/** A sandbox with its interpreter (none until started, or after it died). */
-interface Box {
-  readonly sandbox: Sandbox;
-  interpreter: PythonInterpreter | undefined;
-  /** Code ran since the file system was last checked against the image. */
-  used: boolean;
-}
 
 /** What the gold function did on the task's tests, in a fresh interpreter of the evaluation sandbox. */
 interface GoldRun {
@@ -51,36 +59,11 @@ interface GoldRun {
   readonly reason?: string;
 }
 
-/** The task's tests (`assert …` strings) and setup code, as MBPP has them. */
-function testsOf(task: Task): string[] {
-  const tests = task.meta.tests;
-  return Array.isArray(tests) ? tests.map(String) : [];
-}
-
-function setupOf(task: Task): string {
-  const setup = task.meta.test_setup_code;
-  return typeof setup === 'string' ? setup : '';
-}
-
-function goldOf(task: Task): string {
-  if (task.gold === undefined) return '';
-  return typeof task.gold === 'string' ? task.gold : task.gold.join('\n');
-}
-
-/** Upstream's observation: the output and the error; only the error when the code raised. */
-export function observationText(result: CodeResult, restarted: boolean): string {
-  const text =
-    result.output === null
-      ? result.error
-      : [result.output, result.error].filter((part) => part !== '').join('\n');
-  return restarted ? (text === '' ? RESTARTED : `${text}\n${RESTARTED}`) : text;
-}
-
 /**
  * The Python environment (MBPP): a persistent Python 3 interpreter in a sandbox, driven over a framed
- * protocol (`python-driver-source.ts`). Actions run as upstream ran them (a `def` as is, an expression
- * printed); the gold runs in a fresh interpreter of a separate evaluation sandbox; a submission's
- * tests run in a throw-away copy of the agent's interpreter, so scoring never changes its state.
+ * protocol (`python-driver.py`). Actions run as upstream ran them (a `def` as is, an expression
+ * printed). Each episode starts from a clean slate (`#freshAgent`);
+ * the gold and the judge of a submission's tests run in a separate evaluation sandbox.
  */
 export class PythonEnv implements Env {
   readonly #options: PythonEnvOptions;
@@ -107,6 +90,10 @@ export class PythonEnv implements Env {
     return this.#options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   }
 
+  get #memoryBytes(): number {
+    return this.#options.memoryBytes ?? DEFAULT_MEMORY;
+  }
+
   #ensureBoxes(): Promise<{ agent: Box; evaluator: Box }> {
     if (!this.#boxes) {
       const spec = {
@@ -114,13 +101,24 @@ export class PythonEnv implements Env {
         timeoutMs: this.#timeoutMs,
         maxOutputBytes: this.#maxOutputBytes,
       };
-      const boxes = Promise.all([
+      const created = Promise.allSettled([
         this.#options.provider.create({ ...spec, label: 'python-agent' }),
         this.#options.provider.create({ ...spec, label: 'python-eval' }),
-      ]).then(([agent, evaluator]) => ({
-        agent: { sandbox: agent, interpreter: undefined, used: false } as Box,
-        evaluator: { sandbox: evaluator, interpreter: undefined, used: false } as Box,
-      }));
+      ]);
+      const boxes = created.then(async (settled) => {
+        const failed = settled.find((result) => result.status === 'rejected');
+        if (failed) {
+          await Promise.all(
+            settled.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)),
+          );
+          throw failed.reason;
+        }
+        const [agent, evaluator] = settled.map((result) => (result as PromiseFulfilledResult<Sandbox>).value);
+        return {
+          agent: { sandbox: agent!, interpreter: undefined, used: false } as Box,
+          evaluator: { sandbox: evaluator!, interpreter: undefined, used: false } as Box,
+        };
+      });
       this.#boxes = boxes;
       boxes.catch(() => {
         if (this.#boxes === boxes) this.#boxes = undefined;
@@ -129,41 +127,33 @@ export class PythonEnv implements Env {
     return this.#boxes;
   }
 
-  /**
-   * The box's interpreter, started again when it is gone. A start can fail while the processes of
-   * the previous one are still dying (a fork bomb fills the sandbox's process limit until the kernel
-   * has reaped them): it is tried again for a few seconds.
-   */
+  /** The box's interpreter, started again when it is gone. */
   async #interpreter(box: Box): Promise<PythonInterpreter> {
     if (box.interpreter?.alive) return box.interpreter;
     box.interpreter?.close();
     box.interpreter = undefined;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        box.interpreter = await PythonInterpreter.start(box.sandbox, {
-          memoryBytes: this.#options.memoryBytes ?? DEFAULT_MEMORY,
-        });
-        return box.interpreter;
-      } catch (error) {
-        const startFailed = error instanceof SandboxError && error.code === 'SANDBOX_START_FAILED';
-        if (!startFailed || attempt >= START_ATTEMPTS) throw error;
-        await sleep(100 * attempt);
-      }
-    }
+    box.interpreter = await startInterpreter(box.sandbox, this.#memoryBytes);
+    return box.interpreter;
   }
 
   /** Runs codes; a lost interpreter is started again and its codes reported as not run. */
   async #run(
     box: Box,
-    target: 'agent' | 'copy' | 'fresh',
+    target: RunTarget,
     codes: readonly string[],
     wrap: boolean,
     timeoutMs: number | readonly number[],
+    judge?: Pick<RunOptions, 'onCall' | 'proxy'>,
   ): Promise<RunReply> {
     const interpreter = await this.#interpreter(box);
     box.used = true;
     try {
-      return await interpreter.run(target, codes, { wrap, timeoutMs, maxOutputBytes: this.#maxOutputBytes });
+      return await interpreter.run(target, codes, {
+        wrap,
+        timeoutMs,
+        maxOutputBytes: this.#maxOutputBytes,
+        ...judge,
+      });
     } catch (error) {
       if (!(error instanceof InterpreterLost)) throw error;
       interpreter.close();
@@ -208,24 +198,6 @@ export class PythonEnv implements Env {
     };
   }
 
-  /** A clean agent interpreter: fresh globals; a fresh file system too when code changed it. */
-  async #freshAgent(box: Box): Promise<void> {
-    if (box.used && (await box.sandbox.diff()).length > 0) {
-      box.interpreter?.close();
-      box.interpreter = undefined;
-      await box.sandbox.reset();
-    }
-    box.used = false;
-    const interpreter = await this.#interpreter(box);
-    try {
-      await interpreter.reset();
-    } catch (error) {
-      if (!(error instanceof InterpreterLost)) throw error;
-      box.interpreter = undefined;
-      await this.#interpreter(box);
-    }
-  }
-
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
     if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
     const task = pickTask(this.#options.dataset.tasks, options);
@@ -244,10 +216,37 @@ export class PythonEnv implements Env {
     };
   }
 
-  async #require(): Promise<{ agent: Box; task: Task }> {
+  /**
+   * A clean agent interpreter for a new episode. The driver first ends every process of the last one
+   * and clears what lives beside the file system (`/dev`, `/dev/shm`, System V IPC; see `clean_slate`
+   * in the driver) and forks a fresh worker; then the file system is checked against the image, now
+   * that nothing of the episode can write any more. When either is not back to its start, the sandbox
+   * is reset and a new driver started: a new process tree, with its own namespaces and `/dev`.
+   */
+  async #freshAgent(box: Box): Promise<void> {
+    // A driver that is gone took its process tree (and namespaces) with it.
+    let clean = !box.interpreter?.alive;
+    if (box.interpreter?.alive) {
+      try {
+        clean = await box.interpreter.reset();
+      } catch (error) {
+        if (!(error instanceof InterpreterLost)) throw error;
+      }
+    }
+    if (!clean || (box.used && (await box.sandbox.diff()).length > 0)) {
+      box.interpreter?.close();
+      box.interpreter = undefined;
+      await box.sandbox.reset();
+    }
+    box.used = false;
+    await this.#interpreter(box);
+  }
+
+  async #require(): Promise<{ agent: Box; evaluator: Box; task: Task }> {
     if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
     if (!this.#boxes || !this.#task) throw new EnvError('ENV_RESET_NEEDED', 'call reset() before step()');
-    return { agent: (await this.#boxes).agent, task: this.#task };
+    const { agent, evaluator } = await this.#boxes;
+    return { agent, evaluator, task: this.#task };
   }
 
   async step(input: Action | string): Promise<StepResult> {
@@ -309,11 +308,12 @@ export class PythonEnv implements Env {
 
   /**
    * Upstream's MBPP reward for the function `name`: bind the gold's function name to it, run the
-   * setup code and each test (here in a copy of the agent's interpreter), compare each result with
-   * the gold's.
+   * setup code and each test, compare each result with the gold's. The tests run in a judge that
+   * the agent's code cannot reach (`judge-tests.ts`); with `--compat upstream` in the agent's own
+   * interpreter, as upstream ran them.
    */
   async #evaluate(name: string): Promise<Score> {
-    const { agent, task } = await this.#require();
+    const { agent, evaluator, task } = await this.#require();
     const reference = referenceFunctionName(goldOf(task));
     const tests = testsOf(task);
     const bind = reference === undefined ? '' : `${reference} = ${name}`;
@@ -327,17 +327,13 @@ export class PythonEnv implements Env {
       scaled(goldRun?.setupMs),
       ...tests.map((_, i) => scaled(goldRun?.results[i]?.ms)),
     ];
-    const reply = await this.#run(
-      agent,
-      upstream ? 'agent' : 'copy',
-      [bind, setupOf(task), ...tests],
-      false,
-      limits,
-    );
+    const results = upstream
+      ? (await this.#run(agent, 'agent', [bind, setupOf(task), ...tests], false, limits)).results.slice(2)
+      : await this.#judge(agent, evaluator, { bind, reference, setup: setupOf(task), tests, limits });
     const gold = goldRun ?? (await this.#goldInAgent(agent, task));
     return mbppScore(
       tests,
-      reply.results.slice(2),
+      results,
       gold.results,
       {
         submittedFunction: name,
@@ -346,6 +342,28 @@ export class PythonEnv implements Env {
       },
       gold.corrupt,
     );
+  }
+
+  async #judge(
+    agent: Box,
+    evaluator: Box,
+    plan: Pick<JudgePlan, 'bind' | 'reference' | 'setup' | 'tests'> & { limits: readonly number[] },
+  ): Promise<readonly CodeResult[]> {
+    const [bindMs = 0, setupMs = 0, ...testMs] = plan.limits;
+    const outcome = await judgeTests(
+      await this.#interpreter(agent),
+      (codes, limits, onCall) =>
+        this.#run(evaluator, 'judge', codes, false, limits, {
+          onCall,
+          ...(plan.reference !== undefined ? { proxy: plan.reference } : {}),
+        }),
+      { ...plan, bindMs, setupMs, testMs, maxOutputBytes: this.#maxOutputBytes },
+    );
+    if (outcome.agentLost) {
+      agent.interpreter?.close();
+      agent.interpreter = undefined;
+    }
+    return outcome.results;
   }
 
   /** Upstream's gold run: the agent's interpreter reset, then setup, gold and tests in it. */

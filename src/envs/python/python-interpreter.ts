@@ -3,8 +3,10 @@ import { SandboxError } from '../../core/errors.js';
 import { programSource } from '../../sandbox/program-source.js';
 import type { Sandbox, SandboxProcess } from '../../sandbox/sandbox.js';
 
-/** The driver's program (`python-driver.py`, whose header documents both of its protocols). */
-const pythonDriverSource = programSource(new URL('./python-driver.py', import.meta.url));
+/** The driver's program: `python-values.py` (plain values for the judge), then `python-driver.py`. */
+const valuesSource = programSource(new URL('./python-values.py', import.meta.url));
+const driverSource = programSource(new URL('./python-driver.py', import.meta.url));
+const pythonDriverSource = () => `${valuesSource()}\n${driverSource()}`;
 
 /** What one piece of code did, as the driver reports it. */
 export interface CodeResult {
@@ -27,6 +29,11 @@ export interface CodeResult {
   readonly died?: boolean;
   /** Time the code took, milliseconds. */
   readonly ms?: number;
+  /** A call's result in the tagged plain form of `python-values.py` (absent when it raised). */
+  readonly value?: unknown;
+  /** What a call wrote to stdout and stderr, unstripped. */
+  readonly stdout?: string;
+  readonly stderr?: string;
 }
 
 export interface RunReply {
@@ -35,10 +42,23 @@ export interface RunReply {
   readonly restarted: boolean;
   /** Why the worker stopped, when it did. */
   readonly note: string | null;
+  /** A judge's run: the speculated answers it used, and whether a call differed from them. */
+  readonly used?: number | null;
+  readonly diverged?: boolean;
 }
 
-/** Where codes run: the agent's interpreter, a throw-away copy of it, or a fresh throw-away one. */
-export type RunTarget = 'agent' | 'copy' | 'fresh';
+/**
+ * Where codes run: the agent's interpreter, a throw-away copy of it, a fresh throw-away one, or a
+ * fresh judge (whose undefined names are the agent's functions, asked through `onCall`).
+ */
+export type RunTarget = 'agent' | 'copy' | 'fresh' | 'judge';
+
+/** A judge's question for the agent's side, and the answer it gets (see `python-values.py`). */
+export type JudgeCall = unknown;
+export type JudgeAnswer =
+  | { readonly spec: readonly unknown[] }
+  | { readonly value: unknown; readonly out: string; readonly err: string }
+  | { readonly exc: string; readonly out: string; readonly err: string };
 
 export interface RunOptions {
   /** Apply upstream's action rule (print the value of an expression) to each code. */
@@ -46,6 +66,23 @@ export interface RunOptions {
   /** Time limit of each code, or one per code. */
   readonly timeoutMs: number | readonly number[];
   readonly maxOutputBytes: number;
+  /** `copy`: keep the copy after the codes, as the probe that answers `call` until the next request. */
+  readonly stay?: boolean;
+  /**
+   * `copy` with `stay`: the last code's place runs the calls of `names` that `tests` make with literal
+   * arguments, ahead of the judge; its result's `value` lists them (see `speculate` in the driver).
+   */
+  readonly speculate?: { readonly tests: readonly string[]; readonly names: readonly string[] };
+  /** `judge`: the name that stands for the submitted function, even where it shadows a builtin. */
+  readonly proxy?: string;
+  /** `judge`: answers the judge's calls (each answer is sent back before the judge goes on). */
+  readonly onCall?: (call: JudgeCall) => Promise<JudgeAnswer>;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  onCall?: ((call: JudgeCall) => Promise<JudgeAnswer>) | undefined;
 }
 
 export interface InterpreterOptions {
@@ -77,7 +114,7 @@ export class PythonInterpreter {
   readonly #process: SandboxProcess;
   readonly #nonce: string;
   #buffer: Buffer = Buffer.alloc(0);
-  #pending: { resolve: (value: unknown) => void; reject: (error: Error) => void } | undefined;
+  #pending: Pending | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #dead: string | undefined;
   #stderr = '';
@@ -160,7 +197,6 @@ export class PythonInterpreter {
       const body = this.#buffer.subarray(newline + 1, end).toString();
       this.#buffer = this.#buffer.subarray(end);
       const pending = this.#pending;
-      this.#pending = undefined;
       let value: unknown;
       try {
         value = JSON.parse(body);
@@ -172,12 +208,38 @@ export class PythonInterpreter {
         this.#lose('the interpreter sent an unexpected frame');
         return;
       }
+      if (typeof value === 'object' && value !== null && 'call' in value) {
+        // A judge's question in the middle of a run: answered, and the run goes on.
+        if (!pending.onCall) {
+          this.#lose('the interpreter sent an unexpected frame');
+          return;
+        }
+        const onCall = pending.onCall;
+        onCall((value as { call: JudgeCall }).call).then(
+          (answer) => {
+            if (this.#pending === pending) this.#send({ op: 'answer', answer });
+          },
+          (error: Error) => this.#lose(`a judge's call failed: ${error.message}`),
+        );
+        continue;
+      }
+      this.#pending = undefined;
       pending.resolve(value);
     }
   }
 
+  #send(message: object): void {
+    const data = Buffer.from(JSON.stringify(message));
+    this.#process.stdin.write(`${this.#nonce} ${data.length}\n`);
+    this.#process.stdin.write(data);
+  }
+
   /** Sends one request (none: wait for the greeting) and waits at most `limitMs` for its answer. */
-  #request(message: object | undefined, limitMs: number): Promise<unknown> {
+  #request(
+    message: object | undefined,
+    limitMs: number,
+    onCall?: (call: JudgeCall) => Promise<JudgeAnswer>,
+  ): Promise<unknown> {
     const task = this.#queue.then(
       () =>
         new Promise<unknown>((resolve, reject) => {
@@ -187,6 +249,7 @@ export class PythonInterpreter {
           }
           const timer = setTimeout(() => this.#lose('the interpreter stopped answering', true), limitMs);
           this.#pending = {
+            onCall,
             resolve: (value) => {
               clearTimeout(timer);
               resolve(value);
@@ -196,20 +259,21 @@ export class PythonInterpreter {
               reject(error);
             },
           };
-          if (message !== undefined) {
-            const data = Buffer.from(JSON.stringify(message));
-            this.#process.stdin.write(`${this.#nonce} ${data.length}\n`);
-            this.#process.stdin.write(data);
-          }
+          if (message !== undefined) this.#send(message);
         }),
     );
     this.#queue = task.catch(() => {});
     return task;
   }
 
-  /** Fresh globals: every process of the sandbox but the driver is killed, a new worker forked. */
-  async reset(): Promise<void> {
-    await this.#request({ op: 'reset' }, SLACK_MS);
+  /**
+   * Fresh globals: every process the driver started is killed, what they left beside the file system
+   * cleared, a new worker forked. False when the driver could not bring that back to its start (the
+   * interpreter must then be replaced by a new process tree).
+   */
+  async reset(): Promise<boolean> {
+    const reply = (await this.#request({ op: 'reset' }, SLACK_MS)) as { clean?: unknown };
+    return reply?.clean === true;
   }
 
   async run(target: RunTarget, codes: readonly string[], options: RunOptions): Promise<RunReply> {
@@ -218,8 +282,10 @@ export class PythonInterpreter {
         ? codes.map(() => options.timeoutMs as number)
         : options.timeoutMs;
     const timeout = limits.map((ms) => ms / 1000);
-    const limit = limits.reduce((sum, ms) => sum + ms + GRACE_S * 1000, 0) + SLACK_MS;
-    const reply = (await this.#request(
+    const own = limits.reduce((sum, ms) => sum + ms + GRACE_S * 1000, 0);
+    // A judge's clock stops while the agent's side answers; those answers share a budget as long.
+    const limit = (target === 'judge' ? 2 * own : own) + SLACK_MS;
+    const reply = await this.#request(
       {
         op: 'run',
         target,
@@ -228,14 +294,37 @@ export class PythonInterpreter {
         timeout,
         grace: GRACE_S,
         cap: options.maxOutputBytes,
+        ...(options.stay ? { stay: true } : {}),
+        ...(options.speculate ? { speculate: options.speculate } : {}),
+        ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
       },
       limit,
-    )) as RunReply;
-    if (!Array.isArray(reply?.results) || reply.results.length !== codes.length) {
+      target === 'judge' ? options.onCall : undefined,
+    );
+    return this.#checked(reply, codes.length);
+  }
+
+  /** One call of a judge's, in the probe kept by a `copy` run with `stay`. */
+  async call(call: JudgeCall, timeoutMs: number, maxOutputBytes: number): Promise<RunReply> {
+    const reply = await this.#request(
+      { op: 'call', call, timeout: timeoutMs / 1000, grace: GRACE_S, cap: maxOutputBytes },
+      timeoutMs + GRACE_S * 1000 + SLACK_MS,
+    );
+    return this.#checked(reply, 1);
+  }
+
+  #checked(reply: unknown, count: number): RunReply {
+    const results = (reply as RunReply | undefined)?.results;
+    if (!Array.isArray(results) || results.length !== count) {
       this.#lose('the interpreter sent a malformed answer');
       throw new InterpreterLost('the interpreter sent a malformed answer');
     }
-    return reply;
+    return reply as RunReply;
+  }
+
+  /** Resolves when the interpreter's whole process tree is gone (after `close`, or by itself). */
+  get exited(): Promise<number> {
+    return this.#process.exited;
   }
 
   close(): void {
