@@ -44,10 +44,7 @@ function comparisons(condition: ArgCondition): DockerArg[][] {
   // bit 31 is clear (the query value 0xffffffff has every bit set), or bit 31 set with bit 0 clear.
   const allowedBits = condition.notIn.filter((value) => value !== LOW_32).reduce((a, b) => a | b, 0);
   const forbidden = bits(~allowedBits & ~BIT_31);
-  return [
-    ...forbidden.map((bit) => [masked(bit | BIT_31, bit)]),
-    [masked(BIT_31 | 1, BIT_31)],
-  ];
+  return [...forbidden.map((bit) => [masked(bit | BIT_31, bit)]), [masked(BIT_31 | 1, BIT_31)]];
 }
 
 function bits(mask: number): number[] {

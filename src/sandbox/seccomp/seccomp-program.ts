@@ -1,4 +1,4 @@
-import { type Target, BpfAssembler } from './bpf-assembler.js';
+import { BpfAssembler, type Target } from './bpf-assembler.js';
 import {
   type ArgCondition,
   ENOSYS,
