@@ -65,7 +65,8 @@ export class BwrapSandbox extends BaseSandbox {
       // With an id mapping, the helper mounted an idmapped copy of the source: bind that one.
       args.push('--ro-bind', helper.idmap ? MountHelper.bindPath(dir, index) : source, target);
     });
-    args.push('--proc', '/proc', '--dev', '/dev');
+    // /proc/keys lists the keys of the sandbox's owner (as non-root, the caller's own): masked as Docker does.
+    args.push('--proc', '/proc', '--ro-bind', '/dev/null', '/proc/keys', '--dev', '/dev');
     args.push('--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try');
     // A user namespace of its own, in which no further one can be made: an empty bounding set, and
     // no way to gain capabilities inside (bwrap also sets no_new_privs and loads the seccomp filter).
