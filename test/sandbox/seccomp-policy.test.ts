@@ -69,7 +69,7 @@ function dockerDecision(name: string, args: readonly number[]): number {
   return SECCOMP_RET_ALLOW;
 }
 
-const program = seccompProgram();
+const program = seccompProgram(SYSCALL_POLICY, ['x86_64', 'i386', 'aarch64']);
 const X86_64 = AUDIT_ARCH.x86_64;
 
 describe('the sandbox seccomp filter', () => {
@@ -87,6 +87,17 @@ describe('the sandbox seccomp filter', () => {
     for (const nr of [3, 4, 11, 192, 26]) expect(run(program, AUDIT_ARCH.i386, nr)).toBe(SECCOMP_RET_ALLOW);
     for (const nr of [63, 64, 56, 221, 117])
       expect(run(program, AUDIT_ARCH.aarch64, nr)).toBe(SECCOMP_RET_ALLOW);
+  });
+
+  it('on this machine, holds its own architectures only and refuses the others', () => {
+    const native = seccompProgram();
+    expect(native.length).toBeLessThan(program.length);
+    if (process.arch === 'x64') {
+      expect(run(native, X86_64, 250)).toBe(ERRNO(EPERM));
+      expect(run(native, AUDIT_ARCH.i386, 288)).toBe(ERRNO(EPERM));
+      expect(run(native, AUDIT_ARCH.i386, 3)).toBe(SECCOMP_RET_ALLOW);
+      expect(run(native, AUDIT_ARCH.aarch64, 63)).toBe(ERRNO(EPERM));
+    }
   });
 
   it('refuses the x32 table and unknown architectures; clone3 gets ENOSYS so the C library falls back', () => {

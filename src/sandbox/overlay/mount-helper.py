@@ -123,6 +123,25 @@ def set_fs_ids(uid):
     if libc.capset(ctypes.byref(header), data) != 0:
         fail('capset')
 
+# Idmapped clones of each sandbox's lower layers, kept from its mount to its umount (a reset reuses
+# them; an unmount costs an RCU grace period): {dir: {index: layer}}.
+layer_clones = {}
+
+def idmapped_lowers(d, lowers):
+    """The idmapped clones of `lowers` at d/l/<i>, made on first use."""
+    clones = layer_clones.setdefault(d, {})
+    out = []
+    for i, layer in enumerate(lowers):
+        target = os.path.join(d, 'l', str(i))
+        if clones.get(i) != layer:
+            if i in clones:
+                do_umount(target)
+                del clones[i]
+            idmapped_clone(layer, target, True)
+            clones[i] = layer
+        out.append(target)
+    return out
+
 def mount_box(d, lowers, size):
     t, root = os.path.join(d, 't'), os.path.join(d, 'root')
     os.makedirs(t, exist_ok=True)
@@ -130,19 +149,11 @@ def mount_box(d, lowers, size):
     do_mount('tmpfs', t, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=%d,mode=755' % size)
     os.mkdir(os.path.join(t, 'upper'), 0o755)
     os.mkdir(os.path.join(t, 'work'), 0o755)
-    clones = []
     try:
         if userns_fd is not None:
-            mapped = []
-            for i, layer in enumerate(lowers):
-                target = os.path.join(d, 'l', str(i))
-                idmapped_clone(layer, target, True)
-                clones.append(target)
-                mapped.append(target)
+            lowers = idmapped_lowers(d, lowers)
             upper = os.path.join(d, 'u')
             idmapped_clone(t, upper, False)
-            clones.append(upper)
-            lowers = mapped
         else:
             upper = t
         opts = 'lowerdir=%s,upperdir=%s,workdir=%s' % (':'.join(lowers), os.path.join(upper, 'upper'), os.path.join(upper, 'work'))
@@ -154,16 +165,16 @@ def mount_box(d, lowers, size):
             if userns_fd is not None:
                 set_fs_ids(0)
     except OSError:
+        if userns_fd is not None:
+            do_umount(os.path.join(d, 'u'))
         do_umount(t)
         raise
-    finally:
-        # The overlay keeps private references to its layers: the clones' mount points can go.
-        for target in clones:
-            do_umount(target)
     mounted[d] = True
 
 def umount_box(d):
     do_umount(os.path.join(d, 'root'))
+    if userns_fd is not None:
+        do_umount(os.path.join(d, 'u'))
     do_umount(os.path.join(d, 't'))
     mounted.pop(d, None)
 
@@ -173,6 +184,9 @@ def mount_binds(d, sources):
         idmapped_clone(source, os.path.join(d, 'b', str(i)), True)
 
 def umount_binds(d):
+    """Removes the idmapped clones of a sandbox's binds and lower layers (its final unmount)."""
+    for i in layer_clones.pop(d, {}):
+        do_umount(os.path.join(d, 'l', str(i)))
     try:
         names = os.listdir(os.path.join(d, 'b'))
     except OSError:

@@ -30,11 +30,15 @@ export const errnoAction = (errno: number): number => SECCOMP_RET_ERRNO | (errno
 /**
  * The seccomp filter of a bwrap sandbox as `struct sock_filter[]` bytes, what `bwrap --seccomp FD`
  * reads. The architecture is checked first: x86_64 (with its i386 compatibility table, used by
- * 32-bit binaries, and the x32 table, refused), and aarch64; any other is refused.
+ * 32-bit binaries, and the x32 table, refused), and aarch64; any other is refused. Within an
+ * architecture the call number is found by a binary search (a few comparisons per call, and the
+ * kernel's per-filter cache of always-allowed calls is cheap to build when the filter is attached).
  */
-export function seccompProgram(policy: readonly SyscallRule[] = SYSCALL_POLICY): Buffer {
+export function seccompProgram(
+  policy: readonly SyscallRule[] = SYSCALL_POLICY,
+  arches: readonly SeccompArch[] = hostArches(),
+): Buffer {
   const asm = new BpfAssembler();
-  const arches = Object.keys(AUDIT_ARCH) as SeccompArch[];
   const blocks = new Map(arches.map((arch) => [arch, asm.newLabel(arch)]));
   asm.load(ARCH_OFFSET);
   for (const arch of arches) {
@@ -49,28 +53,64 @@ export function seccompProgram(policy: readonly SyscallRule[] = SYSCALL_POLICY):
       asm.jge(X32_SYSCALL_BIT, null, native).ret(errnoAction(ENOSYS)).label(native);
     }
     const rules = policy.filter((rule) => rule.nr[arch] !== undefined);
-    for (const rule of rules.filter((rule) => !rule.when)) {
-      const skip = asm.newLabel('skip');
-      asm.jeq(rule.nr[arch]!, null, skip).ret(errnoAction(rule.errno)).label(skip);
+    // Where each call goes: a shared `ret errno` for unconditional denials, its own block otherwise.
+    const returns = new Map<number, string>();
+    const targets = rules
+      .map((rule) => {
+        let label: string;
+        if (rule.when) label = asm.newLabel(`${rule.name}-${arch}`);
+        else {
+          label = returns.get(rule.errno) ?? asm.newLabel(`errno-${rule.errno}-${arch}`);
+          returns.set(rule.errno, label);
+        }
+        return { nr: rule.nr[arch]!, label, rule };
+      })
+      .sort((a, b) => a.nr - b.nr);
+    emitSearch(asm, targets);
+    for (const [errno, label] of returns) asm.label(label).ret(errnoAction(errno));
+    for (const target of targets.filter((entry) => entry.rule.when)) {
+      asm.label(target.label);
+      emitConditional(asm, target.rule);
     }
-    for (const rule of rules.filter((rule) => rule.when)) emitConditional(asm, rule, rule.nr[arch]!);
-    asm.ret(SECCOMP_RET_ALLOW);
   }
   return asm.assemble();
 }
 
-/** Denies `rule` when one of its alternatives holds; leaves A undefined (each rule reloads nr). */
-function emitConditional(asm: BpfAssembler, rule: SyscallRule, nr: number): void {
-  const end = asm.newLabel(`${rule.name}-end`);
+/**
+ * The architectures a process of this machine can call the kernel with: x86_64 and its i386 table,
+ * or aarch64 (its 32-bit table is refused, as are the architectures of other machines).
+ */
+export function hostArches(): SeccompArch[] {
+  if (process.arch === 'x64') return ['x86_64', 'i386'];
+  if (process.arch === 'arm64') return ['aarch64'];
+  return Object.keys(AUDIT_ARCH) as SeccompArch[];
+}
+
+/** Jumps to the target of the call number in A (sorted by number), or allows the call. */
+function emitSearch(asm: BpfAssembler, targets: readonly { nr: number; label: string }[]): void {
+  if (targets.length <= 3) {
+    for (const target of targets) asm.jeq(target.nr, target.label, null);
+    asm.ret(SECCOMP_RET_ALLOW);
+    return;
+  }
+  const middle = Math.floor(targets.length / 2);
+  const right = asm.newLabel('upper');
+  asm.jge(targets[middle]!.nr, right, null);
+  emitSearch(asm, targets.slice(0, middle));
+  asm.label(right);
+  emitSearch(asm, targets.slice(middle));
+}
+
+/** Denies the call when one of the rule's alternatives holds, allows it otherwise. */
+function emitConditional(asm: BpfAssembler, rule: SyscallRule): void {
   const alternatives = rule.when ?? [];
-  asm.load(NR_OFFSET).jeq(nr, null, end);
   alternatives.forEach((conditions, index) => {
-    const fail = index + 1 < alternatives.length ? asm.newLabel(`${rule.name}-alt`) : end;
+    const fail = asm.newLabel(`${rule.name}-alt`);
     for (const condition of conditions) emitCondition(asm, condition, fail);
     asm.ret(errnoAction(rule.errno));
-    if (fail !== end) asm.label(fail);
+    asm.label(fail);
+    if (index + 1 === alternatives.length) asm.ret(SECCOMP_RET_ALLOW);
   });
-  asm.label(end);
 }
 
 /** Falls through when `condition` holds, jumps to `fail` otherwise. */
