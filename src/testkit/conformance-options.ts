@@ -52,6 +52,11 @@ export interface SandboxConformanceOptions {
    * storage driver limits a container's writable layer; the disk case is skipped otherwise.
    */
   readonly diskQuota?: boolean;
+  /**
+   * Sandbox processes run as unprivileged host ids, never host root (default true). False for docker
+   * on a daemon without `userns-remap` (the daemon decides; the provider cannot).
+   */
+  readonly unprivilegedHostIds?: boolean;
   /** Sandboxes created at once in the concurrency case (default 32). */
   readonly concurrentSandboxes?: number;
   /** Commands run in one session in the endurance case (default 1000). */
@@ -64,6 +69,7 @@ export interface ResolvedOptions {
   readonly processesVisible: boolean;
   readonly processesAreDescendants: boolean;
   readonly diskQuota: boolean;
+  readonly unprivilegedHostIds: boolean;
   readonly host: HostProbe | undefined;
   readonly concurrentSandboxes: number;
   readonly sessionCommands: number;
@@ -79,6 +85,7 @@ export function resolveOptions(options: SandboxConformanceOptions): ResolvedOpti
     processesVisible: options.processesVisible ?? process.platform === 'linux',
     processesAreDescendants: options.processesAreDescendants ?? true,
     diskQuota: options.diskQuota ?? true,
+    unprivilegedHostIds: options.unprivilegedHostIds ?? true,
     host: options.host,
     concurrentSandboxes: options.concurrentSandboxes ?? 32,
     sessionCommands: options.sessionCommands ?? 1000,

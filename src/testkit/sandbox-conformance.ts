@@ -56,7 +56,7 @@ export function describeSandboxConformance(
       outputCases(it, context);
       timeoutCases(it, context);
       resourceCases(it, context);
-      isolationCases(it);
+      isolationCases(it, context);
       fileCases(it);
       imageCases(it, context);
       resetDiffCases(it, context);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { currentOwner } from '../../src/core/host/owner.js';
-import { diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
+import { daemonRemapsUsers, diskQuotaSupported } from '../../src/sandbox/docker/docker-check.js';
 import { dockerClient } from '../../src/sandbox/docker/docker-client.js';
 import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
 import { parseImageRef } from '../../src/sandbox/image-ref.js';
@@ -23,11 +23,14 @@ if (reason) {
   const ref = parseImageRef(image);
   if (ref?.kind === 'debian') await ensureDebianImage(ref.profile);
   const diskQuota = await diskQuotaSupported(dockerClient());
+  // Container root is host root unless the daemon remaps users; the provider cannot choose.
+  const unprivilegedHostIds = await daemonRemapsUsers(dockerClient());
   describeSandboxConformance('docker', () => new DockerProvider(), {
     spec: { image },
     // Containers are children of the daemon, not of this process.
     processesAreDescendants: false,
     diskQuota,
+    unprivilegedHostIds,
     host: {
       currentOwner,
       residue: dockerResidue,

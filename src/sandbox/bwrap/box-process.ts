@@ -7,7 +7,15 @@ import type { Cgroup } from '../cgroups.js';
 export interface BoxLaunch {
   /** Pid of the mount helper whose namespace holds the sandbox's root. */
   readonly helperPid: number;
+  /** The helper runs in its own user namespace (started as non-root): enter it too. */
   readonly userNamespace: boolean;
+  /**
+   * Started as root: pid of the holder of the sandboxes' user namespace (ids mapped to unprivileged
+   * host ids), which bwrap is started in as its root, never as host root.
+   */
+  readonly usernsPid: number | null;
+  /** The seccomp filter (`struct sock_filter[]`), given to bwrap on a pipe. */
+  readonly seccomp: Buffer;
   /** bwrap options (file system, namespaces, environment), without the command. */
   readonly bwrapArgs: readonly string[];
   readonly command: readonly string[];
@@ -42,6 +50,9 @@ export function awaitGo(command: readonly string[]): string[] {
   ];
 }
 
+/** The descriptor on which bwrap reads the seccomp filter. */
+const SECCOMP_FD = 6;
+
 /** A running bubblewrap process tree: its own pid namespace, so killing it kills everything in it. */
 export interface BoxProcess {
   readonly child: ChildProcess;
@@ -61,12 +72,17 @@ export interface BoxProcess {
  */
 export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
   const nsenter = ['--target', String(launch.helperPid), '--mount'];
-  if (launch.userNamespace) nsenter.push('--user', '--preserve-credentials');
+  // nsenter enters the mount namespace first (as host root), then the user namespace, where it
+  // becomes uid/gid 0: an unprivileged host id.
+  if (launch.usernsPid !== null) nsenter.push(`--user=/proc/${launch.usernsPid}/ns/user`);
+  else if (launch.userNamespace) nsenter.push('--user', '--preserve-credentials');
   const args = [
     ...nsenter,
     '--',
     'bwrap',
     ...launch.bwrapArgs,
+    '--seccomp',
+    String(SECCOMP_FD),
     '--info-fd',
     '3',
     '--block-fd',
@@ -78,11 +94,13 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
   // so does every sandbox, running commands included (bwrap's --die-with-parent covers only the
   // processes inside, relative to the outer bwrap).
   const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'nsenter', ...args], {
-    stdio: launch.handshake
-      ? ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe']
-      : ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', launch.handshake ? 'pipe' : 'ignore', 'pipe'],
     env: { ...process.env, INTERCODE_SANDBOX: launch.label },
   });
+  // bwrap reads the whole filter, then closes the descriptor before the command runs.
+  const seccomp = (child.stdio as unknown[])[SECCOMP_FD] as Writable;
+  seccomp.on('error', () => {});
+  seccomp.end(launch.seccomp);
   const exited = new Promise<number>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
     child.once('error', () => resolve(127));

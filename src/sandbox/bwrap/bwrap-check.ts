@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { release } from 'node:os';
 import type { CheckItem } from '../../core/host/check-item.js';
 import { detectCgroups } from '../cgroups.js';
 import type { ProviderCheck } from '../sandbox.js';
@@ -72,6 +73,7 @@ export async function checkBwrap(): Promise<ProviderCheck> {
       fix: 'sysctl -w user.max_user_namespaces=15000 kernel.unprivileged_userns_clone=1',
     });
   }
+  items.push(isolationCheck(bwrap));
   const cgroups = detectCgroups();
   items.push({
     name: 'cgroups (memory, pids, cpu limits)',
@@ -81,4 +83,30 @@ export async function checkBwrap(): Promise<ProviderCheck> {
     fix: 'run as root, or delegate a cgroup v2 subtree to this user (systemd-run --user --scope -p Delegate=yes)',
   });
   return { ok: items.every((item) => item.ok || item.optional), items };
+}
+
+/**
+ * What the sandbox's isolation needs: bwrap 0.8 (`--disable-userns`, `--seccomp`) and, as root,
+ * idmapped mounts of ext4/tmpfs under overlayfs (kernel 6.3 or newer).
+ */
+function isolationCheck(bwrapVersion: string | null): CheckItem {
+  const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(bwrapVersion ?? '') ?? []).slice(1).map(Number);
+  const bwrapOk = major > 0 || minor >= 8;
+  const root = process.getuid?.() === 0;
+  const [kernelMajor = 0, kernelMinor = 0] = release()
+    .split('.')
+    .map((part) => Number.parseInt(part, 10));
+  const kernelOk = !root || kernelMajor > 6 || (kernelMajor === 6 && kernelMinor >= 3);
+  return {
+    name: 'isolation (user namespace, seccomp filter)',
+    ok: bwrapOk && kernelOk,
+    detail: !bwrapOk
+      ? `bubblewrap 0.8 or newer needed (--disable-userns), found ${bwrapVersion ?? 'none'}`
+      : !kernelOk
+        ? `kernel ${release()}: idmapped tmpfs mounts need Linux 6.3 or newer`
+        : root
+          ? 'sandbox root is an unprivileged host user (idmapped layers); no nested user namespaces; seccomp policy'
+          : 'sandbox root is this user; no nested user namespaces; seccomp policy',
+    fix: bwrapOk ? 'upgrade the kernel to 6.3 or newer' : 'apt-get install -y bubblewrap (0.8 or newer)',
+  };
 }

@@ -1,4 +1,4 @@
-import { existsSync, rmdirSync } from 'node:fs';
+import { chmodSync, existsSync, rmdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
@@ -48,6 +48,9 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
     this.#helper ??= (async () => {
       reapStaleCgroups(isOwnerAlive);
       reapStaleRuntimeDirs();
+      // As root, sandboxes are set up by an unprivileged host id (the user namespace's root), which
+      // must pass through the runtime folder to reach their mount points (it cannot list it).
+      if (process.getuid?.() === 0) chmodSync(runtimeDir(), 0o711);
       const helper = await MountHelper.start(hostPython());
       this.#helperInstance = helper;
       this.#untrack = trackForExit({ closeSync: () => this.#closeSync() });

@@ -14,10 +14,11 @@ import {
 } from '../base-sandbox.js';
 import type { Cgroup } from '../cgroups.js';
 import { OutputBuffer } from '../output-buffer.js';
-import type { MountHelper } from '../overlay/mount-helper.js';
+import { MountHelper } from '../overlay/mount-helper.js';
 import type { PersistentShell } from '../persistent-shell.js';
 import { processTree, type Quiesced, stopProcesses } from '../process-freezer.js';
 import type { ExecOptions, FileChange, SandboxProcess, SandboxStats } from '../sandbox.js';
+import { sandboxSeccompProgram } from '../seccomp/seccomp-program.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
 
@@ -47,7 +48,8 @@ export class BwrapSandbox extends BaseSandbox {
     const sandbox = new BwrapSandbox(id, config);
     mkdirSync(config.dir, { recursive: true });
     try {
-      await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes);
+      const binds = config.binds.map((bind) => (typeof bind === 'string' ? bind : bind.source));
+      await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes, binds);
       await sandbox.startMainSession();
     } catch (error) {
       await sandbox.close();
@@ -57,15 +59,19 @@ export class BwrapSandbox extends BaseSandbox {
   }
 
   #bwrapArgs(cwd: string, env: Readonly<Record<string, string>>): string[] {
-    const root = process.getuid?.() === 0;
-    const args = ['--bind', join(this.#config.dir, 'root'), '/'];
-    for (const bind of this.#config.binds) {
-      if (typeof bind === 'string') args.push('--ro-bind', bind, bind);
-      else args.push('--ro-bind', bind.source, bind.target);
-    }
-    args.push('--proc', '/proc', '--dev', '/dev');
+    const { dir, helper } = this.#config;
+    const args = ['--bind', join(dir, 'root'), '/'];
+    this.#config.binds.forEach((bind, index) => {
+      const { source, target } = typeof bind === 'string' ? { source: bind, target: bind } : bind;
+      // With an id mapping, the helper mounted an idmapped copy of the source: bind that one.
+      args.push('--ro-bind', helper.idmap ? MountHelper.bindPath(dir, index) : source, target);
+    });
+    // /proc/keys lists the keys of the sandbox's owner (as non-root, the caller's own): masked as Docker does.
+    args.push('--proc', '/proc', '--ro-bind', '/dev/null', '/proc/keys', '--dev', '/dev');
     args.push('--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try');
-    if (!root) args.push('--unshare-user');
+    // A user namespace of its own, in which no further one can be made: an empty bounding set, and
+    // no way to gain capabilities inside (bwrap also sets no_new_privs and loads the seccomp filter).
+    args.push('--unshare-user', '--disable-userns');
     args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox');
     args.push('--clearenv');
     for (const [name, value] of Object.entries({ ...SANDBOX_BASE_ENV, ...this.#config.env, ...env })) {
@@ -98,6 +104,8 @@ export class BwrapSandbox extends BaseSandbox {
     return startBox({
       helperPid: this.#config.helper.pid,
       userNamespace: this.#config.helper.userNamespace,
+      usernsPid: this.#config.helper.idmap?.usernsPid ?? null,
+      seccomp: sandboxSeccompProgram(),
       bwrapArgs: this.#bwrapArgs(cwd, env),
       command: handshake ? awaitGo(command) : command,
       cgroup: this.#config.cgroup,

@@ -16,6 +16,16 @@ interface DaemonInfo {
   readonly PidsLimit?: boolean;
   readonly CpuCfsQuota?: boolean;
   readonly CgroupVersion?: string;
+  readonly SecurityOptions?: readonly string[];
+}
+
+/**
+ * Whether the daemon runs containers in a user namespace (`dockerd --userns-remap`): container
+ * root is then an unprivileged host user. The daemon decides this for every container.
+ */
+export async function daemonRemapsUsers(docker: Docker): Promise<boolean> {
+  const info = (await docker.info()) as DaemonInfo;
+  return (info.SecurityOptions ?? []).some((option) => option.split(',').includes('name=userns'));
 }
 
 /**
@@ -78,6 +88,16 @@ export async function checkDocker(docker: Docker = dockerClient()): Promise<Prov
         ? `enforced (cgroup v${info.CgroupVersion ?? '?'}${info.SwapLimit ? ', swap limited' : ', swap not limited'})`
         : `not enforced by this daemon: ${missing.join(', ')}`,
     fix: 'enable the memory, pids and cpu cgroup controllers in the kernel (cgroup_enable=memory)',
+  });
+  const remapped = (info.SecurityOptions ?? []).some((option) => option.split(',').includes('name=userns'));
+  items.push({
+    name: 'sandbox root is an unprivileged host user',
+    ok: remapped,
+    optional: true,
+    detail: remapped
+      ? 'the daemon maps container ids to unprivileged host ids (userns-remap)'
+      : 'container root is host root (the daemon runs without --userns-remap); no capabilities, the seccomp policy and no-new-privileges still apply',
+    fix: 'start dockerd with --userns-remap=default',
   });
   const quota = await diskQuotaSupported(docker).catch(() => false);
   items.push({

@@ -3,6 +3,7 @@ import type Docker from 'dockerode';
 import { SANDBOX_BASE_ENV } from '../base-sandbox.js';
 import { programSource } from '../program-source.js';
 import type { SandboxLimits } from '../sandbox.js';
+import { dockerSeccompProfile } from '../seccomp/docker-seccomp-profile.js';
 import { dockerFailure } from './supervised-exec.js';
 
 /** The first process of every container: it lives as long as its owner's attachment (`keeper.pl`). */
@@ -19,6 +20,30 @@ export const LABEL = {
 
 /** Docker's default read-only paths, plus /usr (system files stay read-only; the rest is writable). */
 const READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger', '/usr'];
+
+/**
+ * Docker's default masked paths (setting any replaces them), plus /proc/keys and the whole of /sys,
+ * which a bwrap sandbox does not have either (nothing in a sandbox needs the host's devices).
+ */
+const MASKED_PATHS = [
+  '/proc/asound',
+  '/proc/acpi',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/sys',
+];
+
+/** The sandbox system-call policy as Docker takes it (the same table as bwrap's filter). */
+let seccompOption: string | undefined;
+function seccompSecurityOpt(): string {
+  seccompOption ??= `seccomp=${JSON.stringify(dockerSeccompProfile())}`;
+  return seccompOption;
+}
 
 /** What the containers of a sandbox (or of a builder) are made from. */
 export interface ContainerConfig {
@@ -63,7 +88,8 @@ export function containerSpec(
       PidsLimit: limits.pids,
       ...(limits.cpus > 0 ? { NanoCpus: Math.round(limits.cpus * 1e9) } : {}),
       CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
+      SecurityOpt: ['no-new-privileges', seccompSecurityOpt()],
+      MaskedPaths: MASKED_PATHS,
       ...(options.readonlyUsr === false ? {} : { ReadonlyPaths: READONLY_PATHS }),
       ShmSize: Math.min(64 * 1024 * 1024, limits.diskBytes),
       Ulimits: [

@@ -1,10 +1,18 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SandboxError } from '../../core/errors.js';
 import { programSource } from '../program-source.js';
 import type { FileChange } from '../sandbox.js';
 import { type ScorerBounds, SNAPSHOT_TIMEOUT_MS, scorerBounds } from '../scorer-bounds.js';
 import { ScorerLimitError } from '../scorer-limit-error.js';
+
+/**
+ * First host uid/gid of the sandboxes' ids when started as root: sandbox root is this unprivileged
+ * host id, never host root. Above the ranges Debian and systemd give to users, dynamic users and
+ * containers (up to 0x6fffffff), below the 32-bit limit.
+ */
+export const SANDBOX_IDMAP_BASE = 0x70000000;
 
 /** The walks (`tree-walk.py`) then the helper's program (`mount-helper.py`, whose header documents the protocol). */
 const treeWalkSource = programSource(new URL('./tree-walk.py', import.meta.url));
@@ -31,6 +39,12 @@ export class MountHelper {
   readonly pid: number;
   /** True when the helper runs in its own user namespace (not started as root). */
   readonly userNamespace: boolean;
+  /**
+   * Started as root: the first host uid (and gid) of the sandboxes' id mapping, and the pid of the
+   * process holding the user namespace with that mapping (`/proc/<pid>/ns/user`). Every layer and
+   * bind is shown through an idmapped mount with the same mapping. Null when not started as root.
+   */
+  idmap: { readonly base: number; readonly usernsPid: number } | null = null;
 
   private constructor(child: ChildProcessWithoutNullStreams, userNamespace: boolean) {
     this.#child = child;
@@ -53,8 +67,11 @@ export class MountHelper {
     child.stdin.on('error', () => {});
   }
 
-  /** Starts the helper in a new mount namespace (and a user namespace when not root). */
-  static async start(python: string): Promise<MountHelper> {
+  /**
+   * Starts the helper in a new mount namespace (and a user namespace when not root). As root, the
+   * helper also creates the user namespace of the sandboxes, mapping ids 0..65535 to `idmapBase`..
+   */
+  static async start(python: string, idmapBase = SANDBOX_IDMAP_BASE): Promise<MountHelper> {
     const root = process.getuid?.() === 0;
     const args = root
       ? ['--mount', '--propagation', 'private', '--', python, '-c', mountHelperSource()]
@@ -69,7 +86,10 @@ export class MountHelper {
           '-c',
           mountHelperSource(),
         ];
-    const child = spawn('unshare', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('unshare', args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, INTERCODE_IDMAP_BASE: root ? String(idmapBase) : '' },
+    });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (error) =>
@@ -77,7 +97,14 @@ export class MountHelper {
       );
     });
     const helper = new MountHelper(child, !root);
-    await helper.request({ op: 'ping' });
+    const pong = await helper.request({ op: 'ping' });
+    if (root) {
+      if (typeof pong.userns !== 'number') {
+        await helper.close();
+        throw new SandboxError('SANDBOX_HELPER_FAILED', 'mount helper: no sandbox user namespace');
+      }
+      helper.idmap = { base: idmapBase, usernsPid: pong.userns };
+    }
     return helper;
   }
 
@@ -106,8 +133,22 @@ export class MountHelper {
     });
   }
 
-  async mount(dir: string, lowers: readonly string[], sizeBytes: number): Promise<void> {
-    await this.request({ op: 'mount', dir, lowers, sizeBytes });
+  /**
+   * Mounts a sandbox's root at `<dir>/root`. With an id mapping, `binds` (host directories) are also
+   * mounted read-only and idmapped at `bindPath(dir, i)`, for bwrap to bind from there.
+   */
+  async mount(
+    dir: string,
+    lowers: readonly string[],
+    sizeBytes: number,
+    binds: readonly string[] = [],
+  ): Promise<void> {
+    await this.request({ op: 'mount', dir, lowers, sizeBytes, binds });
+  }
+
+  /** Where the helper mounted the `index`-th bind of a sandbox (with an id mapping only). */
+  static bindPath(dir: string, index: number): string {
+    return join(dir, 'b', String(index));
   }
 
   async remount(dir: string, lowers: readonly string[], sizeBytes: number): Promise<void> {

@@ -1,10 +1,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { ConformanceTest } from '../conformance-fixtures.js';
+import type { ConformanceContext } from '../conformance-options.js';
 import { LoopbackServer } from '../loopback-server.js';
+import { kernelIsolationCases } from './kernel-isolation.js';
 
-/** Nothing of the host is reachable: network, secrets, system files. */
-export function isolationCases(it: ConformanceTest): void {
+/** Nothing of the host is reachable: network, secrets, system files, kernel keyrings and namespaces. */
+export function isolationCases(it: ConformanceTest, context: ConformanceContext): void {
+  kernelIsolationCases(it, context);
   describe('isolation from the host', () => {
     it("cannot reach a TCP server on the host's 127.0.0.1 (the host itself can)", async ({ sandbox }) => {
       const server = await LoopbackServer.start();
