@@ -3,20 +3,132 @@ import { shellQuote } from '../core/shell-quote.js';
 import { OutputBuffer } from './output-buffer.js';
 
 /**
- * The protocol of a persistent bash session, the same on every backend. The shell reads one command
- * per request as data (up to a NUL byte), evaluates it at its top level with stdin from /dev/null and
- * stdout+stderr on a reply descriptor that user redirections cannot hide, then reads a fresh random
- * nonce that was not readable while the command ran, and prints `nonce:exit-code:cwd` + NUL.
+ * The protocol of a persistent bash session, the same on every backend (design notes:
+ * docs/architecture/sandbox-internals.md#the-persistent-shell).
+ *
+ * The long-lived bash is a **controller** that never evaluates a command: it reads one request at a
+ * time from its input descriptor (the command up to a NUL byte, then a fresh random nonce line),
+ * runs the command in a forked child, waits for it, and prints `nonce:exit-code:cwd` + NUL. The
+ * child holds no copy of the controller's input (stdin is /dev/null and every other inherited
+ * descriptor is closed before anything runs), so the nonce that waits there is out of its reach;
+ * the backend starts the controller non-dumpable, so its memory, its descriptors and ptrace are
+ * closed to the command's processes too. The exit code is the controller's `wait` (the kernel's
+ * word), the directory is the one the child reported.
+ *
+ * The session's state (variables, functions, aliases, options, umask, traps, directory stack) goes
+ * from one child to the next as a file the controller never evaluates: each child restores it,
+ * evaluates its command, and writes it back.
  */
 
-/** Descriptor the shell keeps for its own replies. */
-const REPLY_FD = 200;
+/** Where a shell's children keep the session state: a tmpfs of the sandbox outside its file system diff. */
+const STATE_FILE = '/dev/.intercode-state-$$';
 
-const STEP = `IFS= read -r -d '' __ic_c; eval "$__ic_c" </dev/null >&${REPLY_FD} 2>&${REPLY_FD}; __ic_done $? >&${REPLY_FD}\n`;
+/**
+ * Special variables of bash that are not part of a session's state (counters, the process's own
+ * identity, read-only values): never unset in a child, never written to the state.
+ */
+const SPECIAL_VARIABLES =
+  'BASH|BASHOPTS|BASHPID|BASH_ALIASES|BASH_ARGC|BASH_ARGV|BASH_ARGV0|BASH_CMDS|BASH_COMMAND|BASH_EXECUTION_STRING|BASH_LINENO|BASH_LOADABLES_PATH|BASH_REMATCH|BASH_SOURCE|BASH_SUBSHELL|BASH_VERSINFO|BASH_VERSION|COMP_WORDBREAKS|DIRSTACK|EPOCHREALTIME|EPOCHSECONDS|EUID|FUNCNAME|GROUPS|HISTCMD|LINENO|PIPESTATUS|PPID|RANDOM|SECONDS|SHELLOPTS|SRANDOM|UID|_';
 
-/** What a fresh shell is sent first: the reply descriptor, the backend's prelude, the reply helper. */
-export function shellInit(prelude: string): string {
-  return `exec ${REPLY_FD}>&1 2>/dev/null\n${prelude}\n__ic_done() { IFS= read -r __ic_n; builtin printf '%s:%d:%s\\0' "$__ic_n" "$1" "$PWD"; }\n`;
+/**
+ * The declarations of `declare -p` that a child cannot evaluate: read-only variables, and arrays
+ * bash keeps itself (assigning one ends the shell). Each is cut from a state before it is evaluated.
+ */
+const READ_ONLY_DECLARATIONS = [
+  'declare -r BASHOPTS=',
+  'declare -a BASH_ARGC=(',
+  'declare -a BASH_ARGV=(',
+  'declare -a BASH_LINENO=(',
+  'declare -a BASH_SOURCE=(',
+  'declare -ar BASH_VERSINFO=(',
+  'declare -ir EUID=',
+  'declare -ir PPID=',
+  'declare -r SHELLOPTS=',
+  'declare -ir UID=',
+]
+  .map((line) => `$'\\n'${shellQuote(line)}`)
+  .join(' ');
+
+/** The special variables a child can unset before writing its state (the rest are read-only). */
+const UNSETTABLE_SPECIALS =
+  'BASH_ALIASES BASH_ARGV0 BASH_CMDS BASH_COMMAND BASH_EXECUTION_STRING BASH_REMATCH BASH_SUBSHELL BASHPID COMP_WORDBREAKS DIRSTACK EPOCHREALTIME EPOCHSECONDS FUNCNAME GROUPS HISTCMD LINENO PIPESTATUS RANDOM SECONDS SRANDOM _';
+
+/**
+ * One command in a forked child. It first closes every descriptor but stdout and stderr (the
+ * controller's stderr is /dev/null until the command runs), restores the state (directory stack
+ * first, then the variables the controller started with are unset and the saved declarations,
+ * functions, aliases and options evaluated), evaluates the command with stderr on the reply stream,
+ * and writes the state back: the directory stack as NUL-separated fields, an empty field, then the
+ * script the next child evaluates.
+ */
+const CHILD = oneLine(`(
+builtin set --; builtin unset -v BASH_EXECUTION_STRING;
+for __ic_x in /proc/$BASHPID/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2) ;; *) eval "exec $__ic_x>&-" ;; esac; done;
+__ic_ds=(); __ic_s='';
+{ while IFS= read -r -d '' __ic_x && [[ -n $__ic_x ]]; do __ic_ds+=("$__ic_x"); done; IFS= read -r -d '' __ic_s; } < "${STATE_FILE}";
+if ((\${#__ic_ds[@]} > 0)); then
+  __ic_x=$((\${#__ic_ds[@]} - 1)); CDPATH= builtin cd -- "\${__ic_ds[__ic_x]}";
+  while ((__ic_x > 0)); do __ic_x=$((__ic_x - 1)); CDPATH= builtin pushd -- "\${__ic_ds[__ic_x]}" >/dev/null; done;
+fi;
+if [[ -n $__ic_s ]]; then
+  for __ic_x in ${READ_ONLY_DECLARATIONS}; do
+    __ic_y=\${__ic_s%%"$__ic_x"*};
+    if ((\${#__ic_y} < \${#__ic_s})); then __ic_z=\${__ic_s:\${#__ic_y}+1}; __ic_s=$__ic_y$'\\n'\${__ic_z#*$'\\n'}; fi;
+  done;
+  builtin unset -v "\${__ic_b[@]}"; builtin command eval "$__ic_s";
+fi;
+builtin unset -v __ic_b __ic_ds __ic_s __ic_x __ic_y __ic_z __ic_r;
+builtin eval "$__ic_c" 2>&1;
+__ic_r=$?;
+{ builtin printf '%s\\0' "\${DIRSTACK[@]}" '';
+  builtin unset -v __ic_c ${UNSETTABLE_SPECIALS};
+  if [[ -v POSIXLY_CORRECT ]]; then __ic_p=$POSIXLY_CORRECT; builtin unset -v POSIXLY_CORRECT; fi;
+  builtin declare -p; builtin declare -f; builtin alias -p; builtin umask -p; builtin trap -p;
+  builtin printf 'builtin set --'; builtin printf ' %q' "$@"; builtin printf '\\n';
+  if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
+  builtin shopt -p; builtin set +o; builtin printf '\\0';
+} >| "${STATE_FILE}";
+builtin trap - EXIT;
+builtin exit "$__ic_r"
+) </dev/null`);
+
+/**
+ * The controller: `bash -c <this> bash <input fd>`. It keeps the variable names it started with
+ * (without the special ones) for the children to unset before restoring a state; it reads the
+ * directory a child reported as data, without blocking (a FIFO put in place of the state file
+ * cannot hold it), and keeps the previous one when there is none. One line, so that the messages of
+ * a command's errors say `line 1` of it, as `bash -c` does.
+ */
+function controllerScript(prelude: string): string {
+  return oneLine(`exec 2>/dev/null;
+${prelude ? `${prelude};` : ''}
+__ic_i=$1; __ic_d=$PWD;
+builtin compgen -v >| "${STATE_FILE}"; builtin mapfile -t __ic_v < "${STATE_FILE}"; : >| "${STATE_FILE}";
+__ic_b=(); for __ic_x in "\${__ic_v[@]}"; do case $__ic_x in ${SPECIAL_VARIABLES}|__ic_*) ;; *) __ic_b+=("$__ic_x") ;; esac; done;
+builtin unset -v __ic_v __ic_x;
+while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
+${CHILD};
+__ic_r=$?;
+IFS= read -r -u "$__ic_i" __ic_n || break;
+IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x;
+builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
+done`);
+}
+
+/** Joins the lines of a script (each ends where a new line may follow without a separator). */
+function oneLine(script: string): string {
+  return script
+    .split('\n')
+    .map((line) => line.trim())
+    .join(' ');
+}
+
+/**
+ * The arguments of the controller bash (after the binary): `inputFd` is the descriptor the requests
+ * arrive on, one that no other process of the sandbox holds.
+ */
+export function controllerArgs(prelude: string, inputFd: number): string[] {
+  return ['--norc', '--noprofile', '-c', controllerScript(prelude), 'bash', String(inputFd)];
 }
 
 /** The first command of a (re)started shell: back to the working directory it had, if not the initial one. */
@@ -45,9 +157,9 @@ export class ShellRequest {
     this.output = new OutputBuffer(maxOutputBytes);
   }
 
-  /** What to write to the shell: the step, the command (NUL bytes removed), the nonce line. */
+  /** What to write to the controller: the command (NUL bytes removed), then the nonce line. */
   request(command: string): Buffer {
-    return Buffer.from(`${STEP}${command.replaceAll('\0', '')}\0${this.#nonce.toString()}\n`);
+    return Buffer.from(`${command.replaceAll('\0', '')}\0${this.#nonce.toString()}\n`);
   }
 
   /** Takes a chunk of the reply stream; returns the end of the reply once the nonce line is complete. */
