@@ -54,64 +54,91 @@ const UNSETTABLE_SPECIALS =
   'BASH_ALIASES BASH_ARGV0 BASH_CMDS BASH_COMMAND BASH_EXECUTION_STRING BASH_REMATCH BASH_SUBSHELL BASHPID COMP_WORDBREAKS DIRSTACK EPOCHREALTIME EPOCHSECONDS FUNCNAME GROUPS HISTCMD LINENO PIPESTATUS RANDOM SECONDS SRANDOM _';
 
 /**
- * One command in a forked child. It first closes every descriptor but stdout and stderr (the
- * controller's stderr is /dev/null until the command runs), restores the state (directory stack
- * first, then the variables the controller started with are unset and the saved declarations,
- * functions, aliases and options evaluated), evaluates the command with stderr on the reply stream,
- * and writes the state back: the directory stack as NUL-separated fields, an empty field, then the
- * script the next child evaluates.
+ * Writes the session's state after the directory header: the variables (`declare -p`, without the
+ * special ones, `PWD` and `OLDPWD`), then the functions, aliases, umask, traps and positional
+ * parameters, then the `shopt` options, then the `set` options, each section ending with a NUL.
+ * The controller runs it once at start, in a subshell, for the baseline a child compares each
+ * section with: a section equal to the baseline needs no evaluation (a child starts with the
+ * controller's state), which keeps a round trip short.
+ */
+const DUMP = `builtin unset -v \${!__ic_@} PWD OLDPWD ${UNSETTABLE_SPECIALS};
+if [[ -v POSIXLY_CORRECT ]]; then __ic_p=$POSIXLY_CORRECT; builtin unset -v POSIXLY_CORRECT; fi;
+builtin declare -p; builtin printf '\\0';
+builtin declare -f; builtin alias -p; builtin umask -p; builtin trap -p;
+builtin printf 'builtin set --'; builtin printf ' %q' "\${@:2}"; builtin printf '\\n';
+if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
+builtin printf '\\0'; builtin shopt -p; builtin printf '\\0'; builtin set +o; builtin printf '\\0';`;
+
+/** Where the controller keeps the baseline of the state sections, written once at start. */
+const BASELINE_FILE = `${STATE_FILE}.base`;
+
+/**
+ * One command in a forked child. Its descriptors are the controller's, which closed everything but
+ * 0-2 and its input at start: the child closes its copy of the input, and stdin is /dev/null. It
+ * restores the state (directory stack and OLDPWD from the header, then each section that differs
+ * from the controller's baseline; for the variables, the ones it inherited are unset first),
+ * evaluates the command with stderr on the reply stream, and writes the state back: a header of
+ * NUL-separated fields (the directory, `OLDPWD` as `+value` or `-`, the rest of the directory
+ * stack, an empty field), then the sections of {@link DUMP}. Its exit status is the command's, kept
+ * as `$1` while the state is written.
  */
 const CHILD = oneLine(`(
 builtin set --; builtin unset -v BASH_EXECUTION_STRING;
-for __ic_x in /proc/$BASHPID/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2) ;; *) eval "exec $__ic_x>&-" ;; esac; done;
-__ic_ds=(); __ic_s='';
-{ while IFS= read -r -d '' __ic_x && [[ -n $__ic_x ]]; do __ic_ds+=("$__ic_x"); done; IFS= read -r -d '' __ic_s; } < "${STATE_FILE}";
-if ((\${#__ic_ds[@]} > 0)); then
+if ((__ic_i != 0)); then exec {__ic_i}<&-; fi;
+__ic_a=(); builtin mapfile -d '' -t __ic_a < "${STATE_FILE}";
+__ic_ds=(); __ic_x=2; if [[ -n \${__ic_a[0]-} ]]; then __ic_ds=("\${__ic_a[0]}"); fi;
+while [[ -n \${__ic_a[__ic_x]-} ]]; do __ic_ds+=("\${__ic_a[__ic_x]}"); __ic_x=$((__ic_x + 1)); done;
+if ((\${#__ic_ds[@]} > 1)) || [[ -n \${__ic_ds[0]-} && \${__ic_ds[0]} != "$PWD" ]]; then
   __ic_x=$((\${#__ic_ds[@]} - 1)); CDPATH= builtin cd -- "\${__ic_ds[__ic_x]}";
   while ((__ic_x > 0)); do __ic_x=$((__ic_x - 1)); CDPATH= builtin pushd -- "\${__ic_ds[__ic_x]}" >/dev/null; done;
 fi;
-if [[ -n $__ic_s ]]; then
-  for __ic_x in ${READ_ONLY_DECLARATIONS}; do
-    __ic_y=\${__ic_s%%"$__ic_x"*};
-    if ((\${#__ic_y} < \${#__ic_s})); then __ic_z=\${__ic_s:\${#__ic_y}+1}; __ic_s=$__ic_y$'\\n'\${__ic_z#*$'\\n'}; fi;
+case \${__ic_a[1]-} in -) builtin unset -v OLDPWD; builtin declare -x OLDPWD ;; +*) builtin declare -x OLDPWD="\${__ic_a[1]#+}" ;; esac;
+__ic_x=$((\${#__ic_ds[@]} + 2)); __ic_s=\${__ic_a[__ic_x]-};
+if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[0]-}" ]; then
+  for __ic_y in ${READ_ONLY_DECLARATIONS}; do
+    __ic_z=\${__ic_s%%"$__ic_y"*};
+    if ((\${#__ic_z} < \${#__ic_s})); then __ic_y=\${__ic_s:\${#__ic_z}+1}; __ic_s=$__ic_z$'\\n'\${__ic_y#*$'\\n'}; fi;
   done;
+  builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names"; __ic_b=();
+  for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) __ic_b+=("$__ic_y") ;; esac; done;
   builtin unset -v "\${__ic_b[@]}"; builtin command eval "$__ic_s";
 fi;
-builtin unset -v __ic_b __ic_ds __ic_s __ic_x __ic_y __ic_z __ic_r;
+for __ic_y in 1 2 3; do
+  __ic_s=\${__ic_a[__ic_x + __ic_y]-};
+  if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[__ic_y]-}" ]; then builtin command eval "$__ic_s"; fi;
+done;
+builtin unset -v __ic_a __ic_b __ic_bl __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
 builtin eval "$__ic_c" 2>&1;
-__ic_r=$?;
-{ builtin printf '%s\\0' "\${DIRSTACK[@]}" '';
-  builtin unset -v __ic_c ${UNSETTABLE_SPECIALS};
-  if [[ -v POSIXLY_CORRECT ]]; then __ic_p=$POSIXLY_CORRECT; builtin unset -v POSIXLY_CORRECT; fi;
-  builtin declare -p; builtin declare -f; builtin alias -p; builtin umask -p; builtin trap -p;
-  builtin printf 'builtin set --'; builtin printf ' %q' "$@"; builtin printf '\\n';
-  if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
-  builtin shopt -p; builtin set +o; builtin printf '\\0';
+builtin set -- "$?" "$@";
+{ builtin printf '%s\\0' "$PWD"; if [[ -v OLDPWD ]]; then builtin printf '+%s\\0' "$OLDPWD"; else builtin printf -- '-\\0'; fi;
+  builtin printf '%s\\0' "\${DIRSTACK[@]:1}" ''; ${DUMP}
 } >| "${STATE_FILE}";
 builtin trap - EXIT;
-builtin exit "$__ic_r"
+builtin exit "$1"
 ) </dev/null`);
 
 /**
- * The controller: `bash -c <this> bash <input fd>`. It keeps the variable names it started with
- * (without the special ones) for the children to unset before restoring a state; it reads the
- * directory a child reported as data, without blocking (a FIFO put in place of the state file
- * cannot hold it), and keeps the previous one when there is none. One line, so that the messages of
- * a command's errors say `line 1` of it, as `bash -c` does.
+ * The controller: `bash -c <this> bash <input fd>`. At start it closes every descriptor but 0-2 and
+ * its input (so no child inherits one) and writes the baseline of the state sections in a
+ * background subshell, read after the first reply (the first command has no state to compare). It
+ * reads the directory a child reported as data, without blocking (a FIFO put in place of the state
+ * file cannot hold it), and keeps the previous one when there is none. One line, so that the
+ * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string): string {
   return oneLine(`exec 2>/dev/null;
 ${prelude ? `${prelude};` : ''}
 __ic_i=$1; __ic_d=$PWD;
-builtin compgen -v >| "${STATE_FILE}"; builtin mapfile -t __ic_v < "${STATE_FILE}"; : >| "${STATE_FILE}";
-__ic_b=(); for __ic_x in "\${__ic_v[@]}"; do case $__ic_x in ${SPECIAL_VARIABLES}|__ic_*) ;; *) __ic_b+=("$__ic_x") ;; esac; done;
-builtin unset -v __ic_v __ic_x;
+for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
+: >| "${STATE_FILE}";
+( builtin set --; { ${DUMP} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
 ${CHILD};
 __ic_r=$?;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x;
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
+if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_p=''; fi;
 done`);
 }
 

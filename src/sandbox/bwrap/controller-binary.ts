@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, lstatSync, renameSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, lstatSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 
@@ -32,12 +32,26 @@ export function prepareControllerBinary(
     );
   }
   const target = join(dir, 'shell');
+  // Sandboxes of the same image share one inode (hard links), so its pages are shared too.
+  const shared = copies.get(source);
+  if (shared) {
+    try {
+      linkSync(shared, target);
+      return target;
+    } catch {
+      // That sandbox is gone: this copy becomes the one to link.
+    }
+  }
   const partial = `${target}.partial`;
   copyFileSync(source, partial);
   chmodSync(partial, 0o111);
   renameSync(partial, target);
+  copies.set(source, target);
   return target;
 }
+
+/** A live execute-only copy per image bash, for the next sandbox of the same image to link. */
+const copies = new Map<string, string>();
 
 function imageBash(lowers: readonly string[], binds: readonly Bind[]): string | undefined {
   for (const path of ['usr/bin/bash', 'bin/bash']) {
