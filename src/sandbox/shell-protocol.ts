@@ -122,7 +122,8 @@ builtin exit "$1"
  * its input (so no child inherits one) and writes the baseline of the state sections in a
  * background subshell, read after the first reply (the first command has no state to compare). It
  * reads the directory a child reported as data, without blocking (a FIFO put in place of the state
- * file cannot hold it), and keeps the previous one when there is none. One line, so that the
+ * file cannot hold it), and keeps the previous one when there is none. An empty command needs no
+ * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string): string {
@@ -133,10 +134,9 @@ for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$_
 : >| "${STATE_FILE}";
 ( builtin set --; { ${DUMP} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-${CHILD};
-__ic_r=$?;
+if [[ -z $__ic_c ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
-IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x;
+[[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
 if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_p=''; fi;
 done`);
@@ -158,9 +158,12 @@ export function controllerArgs(prelude: string, inputFd: number): string[] {
   return ['--norc', '--noprofile', '-c', controllerScript(prelude), 'bash', String(inputFd)];
 }
 
-/** The first command of a (re)started shell: back to the working directory it had, if not the initial one. */
+/**
+ * The first command of a (re)started shell: back to the working directory it had, if not the initial
+ * one; otherwise the empty command, which the controller answers without a child.
+ */
 export function returnToCwd(cwd: string, initial: string): string {
-  return cwd === initial ? 'true' : `cd -- ${shellQuote(cwd)} 2>/dev/null`;
+  return cwd === initial ? '' : `cd -- ${shellQuote(cwd)} 2>/dev/null`;
 }
 
 /** The end of a command's reply: its exit code and the shell's working directory after it. */
