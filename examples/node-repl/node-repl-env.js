@@ -23,10 +23,13 @@ export default defineEnvironment({
   taskFiles: () => [{ from: SERVER, to: '/opt/node-repl/server.js' }],
   workdir: () => '/work',
 
-  // Start the interpreter as a coprocess of the sandbox's persistent bash session.
+  // Start the interpreter in the background of the sandbox's bash session, reading and writing two
+  // FIFOs it holds open both ways (so it never sees end-of-file between actions). Each command of a
+  // session runs in its own process, so a coprocess's descriptors would not reach the next one.
   async setup({ shell }) {
     const started = await shell.run(
-      'coproc REPL { exec node /opt/node-repl/server.js 2>/tmp/node-repl.log; }',
+      'mkfifo /tmp/node-repl.in /tmp/node-repl.out && ' +
+        '{ node /opt/node-repl/server.js <>/tmp/node-repl.in 1<>/tmp/node-repl.out 2>/tmp/node-repl.log & }',
     );
     if (started.exitCode !== 0) throw new Error(`node-repl: cannot start node: ${started.output}`);
   },
@@ -35,8 +38,8 @@ export default defineEnvironment({
   async run(code, { shell, timeoutMs }) {
     const request = JSON.stringify({ code, timeoutMs: Math.max(100, timeoutMs - 500) });
     const command = [
-      `printf '%s\\n' ${shellQuote(request)} >&"\${REPL[1]}"`,
-      `IFS= read -r -d $'\\004' __reply <&"\${REPL[0]}"`,
+      `printf '%s\\n' ${shellQuote(request)} >/tmp/node-repl.in`,
+      `IFS= read -r -d $'\\004' __reply </tmp/node-repl.out`,
       `printf '%s' "$__reply"`,
     ].join(' && ');
     const result = await shell.run(command, { timeoutMs });

@@ -1,5 +1,5 @@
-// The interpreter of the node-repl example: runs inside the sandbox as a bash coprocess.
-// Protocol: one JSON request per line on stdin, {"code": "...", "timeoutMs": 9000}; the reply is
+// The interpreter of the node-repl example: runs inside the sandbox in the background of its bash session.
+// Protocol (over two FIFOs): one JSON request per line on stdin, {"code": "...", "timeoutMs": 9000}; the reply is
 // "ok" or "error" on its first line, then the output, then the byte 0x04.
 import { createInterface } from 'node:readline';
 import { format, inspect } from 'node:util';

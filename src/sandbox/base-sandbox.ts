@@ -56,8 +56,8 @@ export interface CommandRunOptions extends ExecOptions {
   readonly mergeStderr: boolean;
 }
 
-/** How a backend starts a shell of its sandbox, and the shell lines it runs first. */
-export type ShellStart = Pick<PersistentShellOptions, 'launch' | 'prelude' | 'startTimeoutMs'>;
+/** How a backend starts the controller of a shell of its sandbox (see `shell-protocol.ts`). */
+export type ShellStart = Pick<PersistentShellOptions, 'launch' | 'startTimeoutMs'>;
 
 /** Waits for a command to end, killing it (its whole tree) once `timeoutMs` has passed. */
 export async function endWithin(

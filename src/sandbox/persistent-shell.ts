@@ -1,10 +1,10 @@
 import { SandboxError } from '../core/errors.js';
 import type { ExecResult, ShellSession } from './sandbox.js';
-import { returnToCwd, ShellRequest, shellInit } from './shell-protocol.js';
+import { returnToCwd, ShellRequest } from './shell-protocol.js';
 
 /** A running `bash` of some backend, as a persistent shell drives it. */
 export interface ShellProcess {
-  /** Writes to the shell's standard input. */
+  /** Writes to the controller's input (the descriptor its requests arrive on). */
   write(data: Buffer): void;
   /** Kills the shell's whole process tree (a command past its time limit). */
   kill(): void;
@@ -21,10 +21,11 @@ export interface ShellProcess {
 }
 
 export interface PersistentShellOptions {
-  /** Starts a shell whose standard output (the reply stream) goes to `onData`. */
+  /**
+   * Starts the shell's controller (see `shell-protocol.ts`: `controllerArgs`, with the backend's
+   * prelude), non-dumpable, whose standard output (the reply stream) goes to `onData`.
+   */
   readonly launch: (onData: (chunk: Buffer) => void) => Promise<ShellProcess>;
-  /** Shell lines run once at start (rlimits and the like). */
-  readonly prelude: string;
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
@@ -42,8 +43,9 @@ interface Running {
 
 /**
  * A persistent bash in a sandbox, the same on every backend (see `shell-protocol.ts`). One command
- * runs at a time; a timeout kills the shell's whole process tree, keeps the partial output, and a
- * new shell starts in the same working directory (variables are lost, files are kept).
+ * runs at a time, in a child of the controller; `exit` ends only that command. A timeout kills the
+ * shell's whole process tree, keeps the partial output, and a new shell starts in the same working
+ * directory (variables are lost, files are kept).
  */
 export class PersistentShell implements ShellSession {
   readonly #options: PersistentShellOptions;
@@ -76,7 +78,6 @@ export class PersistentShell implements ShellSession {
       this.#process = undefined;
       this.#running?.finish(code, undefined, true);
     });
-    process.write(Buffer.from(shellInit(this.#options.prelude)));
     const startTimeoutMs = this.#options.startTimeoutMs ?? this.#options.timeoutMs;
     const ready = await this.#send(returnToCwd(this.#cwd, this.#options.cwd), startTimeoutMs, 4096);
     if (ready.exitCode === null || ready.sessionRestarted) {

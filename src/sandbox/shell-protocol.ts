@@ -3,25 +3,167 @@ import { shellQuote } from '../core/shell-quote.js';
 import { OutputBuffer } from './output-buffer.js';
 
 /**
- * The protocol of a persistent bash session, the same on every backend. The shell reads one command
- * per request as data (up to a NUL byte), evaluates it at its top level with stdin from /dev/null and
- * stdout+stderr on a reply descriptor that user redirections cannot hide, then reads a fresh random
- * nonce that was not readable while the command ran, and prints `nonce:exit-code:cwd` + NUL.
+ * The protocol of a persistent bash session, the same on every backend (design notes:
+ * docs/architecture/sandbox-internals.md#the-persistent-shell).
+ *
+ * The long-lived bash is a **controller** that never evaluates a command: it reads one request at a
+ * time from its input descriptor (the command up to a NUL byte, then a fresh random nonce line),
+ * runs the command in a forked child, waits for it, and prints `nonce:exit-code:cwd` + NUL. The
+ * child holds no copy of the controller's input (stdin is /dev/null and every other inherited
+ * descriptor is closed before anything runs), so the nonce that waits there is out of its reach;
+ * the backend starts the controller non-dumpable, so its memory, its descriptors and ptrace are
+ * closed to the command's processes too. The exit code is the controller's `wait` (the kernel's
+ * word), the directory is the one the child reported.
+ *
+ * The session's state (variables, functions, aliases, options, umask, traps, directory stack) goes
+ * from one child to the next as a file the controller never evaluates: each child restores it,
+ * evaluates its command, and writes it back.
  */
 
-/** Descriptor the shell keeps for its own replies. */
-const REPLY_FD = 200;
+/** Where a shell's children keep the session state: a tmpfs of the sandbox outside its file system diff. */
+const STATE_FILE = '/dev/.intercode-state-$$';
 
-const STEP = `IFS= read -r -d '' __ic_c; eval "$__ic_c" </dev/null >&${REPLY_FD} 2>&${REPLY_FD}; __ic_done $? >&${REPLY_FD}\n`;
+/**
+ * Special variables of bash that are not part of a session's state (counters, the process's own
+ * identity, read-only values): never unset in a child, never written to the state.
+ */
+const SPECIAL_VARIABLES =
+  'BASH|BASHOPTS|BASHPID|BASH_ALIASES|BASH_ARGC|BASH_ARGV|BASH_ARGV0|BASH_CMDS|BASH_COMMAND|BASH_EXECUTION_STRING|BASH_LINENO|BASH_LOADABLES_PATH|BASH_REMATCH|BASH_SOURCE|BASH_SUBSHELL|BASH_VERSINFO|BASH_VERSION|COMP_WORDBREAKS|DIRSTACK|EPOCHREALTIME|EPOCHSECONDS|EUID|FUNCNAME|GROUPS|HISTCMD|LINENO|PIPESTATUS|PPID|RANDOM|SECONDS|SHELLOPTS|SRANDOM|UID|_';
 
-/** What a fresh shell is sent first: the reply descriptor, the backend's prelude, the reply helper. */
-export function shellInit(prelude: string): string {
-  return `exec ${REPLY_FD}>&1 2>/dev/null\n${prelude}\n__ic_done() { IFS= read -r __ic_n; builtin printf '%s:%d:%s\\0' "$__ic_n" "$1" "$PWD"; }\n`;
+/**
+ * The declarations of `declare -p` that a child cannot evaluate: read-only variables, and arrays
+ * bash keeps itself (assigning one ends the shell). Each is cut from a state before it is evaluated.
+ */
+const READ_ONLY_DECLARATIONS = [
+  'declare -r BASHOPTS=',
+  'declare -a BASH_ARGC=(',
+  'declare -a BASH_ARGV=(',
+  'declare -a BASH_LINENO=(',
+  'declare -a BASH_SOURCE=(',
+  'declare -ar BASH_VERSINFO=(',
+  'declare -ir EUID=',
+  'declare -ir PPID=',
+  'declare -r SHELLOPTS=',
+  'declare -ir UID=',
+]
+  .map((line) => `$'\\n'${shellQuote(line)}`)
+  .join(' ');
+
+/** The special variables a child can unset before writing its state (the rest are read-only). */
+const UNSETTABLE_SPECIALS =
+  'BASH_ALIASES BASH_ARGV0 BASH_CMDS BASH_COMMAND BASH_EXECUTION_STRING BASH_REMATCH BASH_SUBSHELL BASHPID COMP_WORDBREAKS DIRSTACK EPOCHREALTIME EPOCHSECONDS FUNCNAME GROUPS HISTCMD LINENO PIPESTATUS RANDOM SECONDS SRANDOM _';
+
+/**
+ * Writes the session's state after the directory header: the variables (`declare -p`, without the
+ * special ones, `PWD` and `OLDPWD`), then the functions, aliases, umask, traps and positional
+ * parameters, then the `shopt` options, then the `set` options, each section ending with a NUL.
+ * The controller runs it once at start, in a subshell, for the baseline a child compares each
+ * section with: a section equal to the baseline needs no evaluation (a child starts with the
+ * controller's state), which keeps a round trip short.
+ */
+const DUMP = `builtin unset -v \${!__ic_@} PWD OLDPWD ${UNSETTABLE_SPECIALS};
+if [[ -v POSIXLY_CORRECT ]]; then __ic_p=$POSIXLY_CORRECT; builtin unset -v POSIXLY_CORRECT; fi;
+builtin declare -p; builtin printf '\\0';
+builtin declare -f; builtin alias -p; builtin umask -p; builtin trap -p;
+builtin printf 'builtin set --'; builtin printf ' %q' "\${@:2}"; builtin printf '\\n';
+if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
+builtin printf '\\0'; builtin shopt -p; builtin printf '\\0'; builtin set +o; builtin printf '\\0';`;
+
+/** Where the controller keeps the baseline of the state sections, written once at start. */
+const BASELINE_FILE = `${STATE_FILE}.base`;
+
+/**
+ * One command in a forked child. Its descriptors are the controller's, which closed everything but
+ * 0-2 and its input at start: the child closes its copy of the input, and stdin is /dev/null. It
+ * restores the state (directory stack and OLDPWD from the header, then each section that differs
+ * from the controller's baseline; for the variables, the ones it inherited are unset first),
+ * evaluates the command with stderr on the reply stream, and writes the state back: a header of
+ * NUL-separated fields (the directory, `OLDPWD` as `+value` or `-`, the rest of the directory
+ * stack, an empty field), then the sections of {@link DUMP}. Its exit status is the command's, kept
+ * as `$1` while the state is written.
+ */
+const CHILD = oneLine(`(
+builtin set --; builtin unset -v BASH_EXECUTION_STRING;
+if ((__ic_i != 0)); then exec {__ic_i}<&-; fi;
+__ic_a=(); builtin mapfile -d '' -t __ic_a < "${STATE_FILE}";
+__ic_ds=(); __ic_x=2; if [[ -n \${__ic_a[0]-} ]]; then __ic_ds=("\${__ic_a[0]}"); fi;
+while [[ -n \${__ic_a[__ic_x]-} ]]; do __ic_ds+=("\${__ic_a[__ic_x]}"); __ic_x=$((__ic_x + 1)); done;
+if ((\${#__ic_ds[@]} > 1)) || [[ -n \${__ic_ds[0]-} && \${__ic_ds[0]} != "$PWD" ]]; then
+  __ic_x=$((\${#__ic_ds[@]} - 1)); CDPATH= builtin cd -- "\${__ic_ds[__ic_x]}";
+  while ((__ic_x > 0)); do __ic_x=$((__ic_x - 1)); CDPATH= builtin pushd -- "\${__ic_ds[__ic_x]}" >/dev/null; done;
+fi;
+case \${__ic_a[1]-} in -) builtin unset -v OLDPWD; builtin declare -x OLDPWD ;; +*) builtin declare -x OLDPWD="\${__ic_a[1]#+}" ;; esac;
+__ic_x=$((\${#__ic_ds[@]} + 2)); __ic_s=\${__ic_a[__ic_x]-};
+if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[0]-}" ]; then
+  for __ic_y in ${READ_ONLY_DECLARATIONS}; do
+    __ic_z=\${__ic_s%%"$__ic_y"*};
+    if ((\${#__ic_z} < \${#__ic_s})); then __ic_y=\${__ic_s:\${#__ic_z}+1}; __ic_s=$__ic_z$'\\n'\${__ic_y#*$'\\n'}; fi;
+  done;
+  builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names"; __ic_b=();
+  for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) __ic_b+=("$__ic_y") ;; esac; done;
+  builtin unset -v "\${__ic_b[@]}"; builtin command eval "$__ic_s";
+fi;
+for __ic_y in 1 2 3; do
+  __ic_s=\${__ic_a[__ic_x + __ic_y]-};
+  if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[__ic_y]-}" ]; then builtin command eval "$__ic_s"; fi;
+done;
+builtin unset -v __ic_a __ic_b __ic_bl __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
+builtin eval "$__ic_c" 2>&1;
+builtin set -- "$?" "$@";
+{ builtin printf '%s\\0' "$PWD"; if [[ -v OLDPWD ]]; then builtin printf '+%s\\0' "$OLDPWD"; else builtin printf -- '-\\0'; fi;
+  builtin printf '%s\\0' "\${DIRSTACK[@]:1}" ''; ${DUMP}
+} >| "${STATE_FILE}";
+builtin trap - EXIT;
+builtin exit "$1"
+) </dev/null`);
+
+/**
+ * The controller: `bash -c <this> bash <input fd>`. At start it closes every descriptor but 0-2 and
+ * its input (so no child inherits one) and writes the baseline of the state sections in a
+ * background subshell, read after the first reply (the first command has no state to compare). It
+ * reads the directory a child reported as data, without blocking (a FIFO put in place of the state
+ * file cannot hold it), and keeps the previous one when there is none. An empty command needs no
+ * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. One line, so that the
+ * messages of a command's errors say `line 1` of it, as `bash -c` does.
+ */
+function controllerScript(prelude: string): string {
+  return oneLine(`exec 2>/dev/null;
+${prelude ? `${prelude};` : ''}
+__ic_i=$1; __ic_d=$PWD;
+for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
+: >| "${STATE_FILE}";
+( builtin set --; { ${DUMP} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
+while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
+if [[ -z $__ic_c ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+IFS= read -r -u "$__ic_i" __ic_n || break;
+[[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
+builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
+if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_p=''; fi;
+done`);
 }
 
-/** The first command of a (re)started shell: back to the working directory it had, if not the initial one. */
+/** Joins the lines of a script (each ends where a new line may follow without a separator). */
+function oneLine(script: string): string {
+  return script
+    .split('\n')
+    .map((line) => line.trim())
+    .join(' ');
+}
+
+/**
+ * The arguments of the controller bash (after the binary): `inputFd` is the descriptor the requests
+ * arrive on, one that no other process of the sandbox holds.
+ */
+export function controllerArgs(prelude: string, inputFd: number): string[] {
+  return ['--norc', '--noprofile', '-c', controllerScript(prelude), 'bash', String(inputFd)];
+}
+
+/**
+ * The first command of a (re)started shell: back to the working directory it had, if not the initial
+ * one; otherwise the empty command, which the controller answers without a child.
+ */
 export function returnToCwd(cwd: string, initial: string): string {
-  return cwd === initial ? 'true' : `cd -- ${shellQuote(cwd)} 2>/dev/null`;
+  return cwd === initial ? '' : `cd -- ${shellQuote(cwd)} 2>/dev/null`;
 }
 
 /** The end of a command's reply: its exit code and the shell's working directory after it. */
@@ -45,9 +187,9 @@ export class ShellRequest {
     this.output = new OutputBuffer(maxOutputBytes);
   }
 
-  /** What to write to the shell: the step, the command (NUL bytes removed), the nonce line. */
+  /** What to write to the controller: the command (NUL bytes removed), then the nonce line. */
   request(command: string): Buffer {
-    return Buffer.from(`${STEP}${command.replaceAll('\0', '')}\0${this.#nonce.toString()}\n`);
+    return Buffer.from(`${command.replaceAll('\0', '')}\0${this.#nonce.toString()}\n`);
   }
 
   /** Takes a chunk of the reply stream; returns the end of the reply once the nonce line is complete. */

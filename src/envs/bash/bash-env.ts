@@ -5,6 +5,7 @@ import { toAction } from '../../core/action.js';
 import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
+import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js';
 import type { ExecResult, Sandbox } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
@@ -341,13 +342,14 @@ const SETTLE_MS = 1_000;
 /**
  * Waits (up to {@link SETTLE_MS}) for the background jobs of a sandbox's shell (`cmd &`) to end, so
  * that the file system is compared once they are done rather than at whatever point they reached
- * (NL2Bash fs1/11 compresses files with `xargs -P10 … &`). A builtin `jobs` per check: no process
- * is started, and a shell without jobs costs one round trip.
+ * (NL2Bash fs1/11 compresses files with `xargs -P10 … &`). Each command of a session runs in its
+ * own child of the shell's controller, so `jobs` would not see them: the check lists the processes
+ * the gold left running (builtins only; a sandbox without any costs one round trip).
  */
 async function settle(sandbox: Sandbox): Promise<void> {
   const deadline = performance.now() + SETTLE_MS;
   for (;;) {
-    const jobs = await sandbox.session().run('jobs -pr', { timeoutMs: SETTLE_MS });
+    const jobs = await sandbox.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: SETTLE_MS });
     if (jobs.timedOut || jobs.output.trim() === '' || performance.now() > deadline) return;
     await sleep(10);
   }

@@ -35,6 +35,12 @@ export interface BoxLaunch {
    * end-of-file ends it the same way.)
    */
   readonly handshake?: boolean;
+  /**
+   * Gives the command a private input on fd 5 (`BoxProcess.channel`): bwrap's init process keeps
+   * only fds 0-2, so no other process of the sandbox holds this one (a shell's controller reads its
+   * requests there). Not with `handshake`, which uses fd 5 itself.
+   */
+  readonly channel?: boolean;
 }
 
 /** Wraps a command so that it runs only after the go signal of a `handshake` launch. */
@@ -59,6 +65,8 @@ export interface BoxProcess {
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
+  /** The command's fd 5, with `channel`. */
+  readonly channel?: Duplex;
   /** The last lines bwrap or the command wrote to stderr, once the process has exited. */
   stderrText(): Promise<string>;
   /** Resolves with the exit code (128+N for signal N) when the tree is gone. */
@@ -94,7 +102,15 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
   // so does every sandbox, running commands included (bwrap's --die-with-parent covers only the
   // processes inside, relative to the outer bwrap).
   const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'nsenter', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', launch.handshake ? 'pipe' : 'ignore', 'pipe'],
+    stdio: [
+      'pipe',
+      'pipe',
+      'pipe',
+      'pipe',
+      'pipe',
+      launch.handshake || launch.channel ? 'pipe' : 'ignore',
+      'pipe',
+    ],
     env: { ...process.env, INTERCODE_SANDBOX: launch.label },
   });
   // bwrap reads the whole filter, then closes the descriptor before the command runs.
@@ -160,7 +176,10 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
     go.once('data', () => go.end('go\n'));
   }
   info.resume();
+  const channel = launch.channel ? ((child.stdio as unknown[])[5] as Duplex) : undefined;
+  channel?.on('error', () => {});
   return {
+    ...(channel ? { channel } : {}),
     stderrText: async () => {
       await exited;
       return stderr;

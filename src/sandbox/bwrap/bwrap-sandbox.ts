@@ -19,8 +19,10 @@ import type { PersistentShell } from '../persistent-shell.js';
 import { processTree, type Quiesced, stopProcesses } from '../process-freezer.js';
 import type { ExecOptions, FileChange, SandboxProcess, SandboxStats } from '../sandbox.js';
 import { sandboxSeccompProgram } from '../seccomp/seccomp-program.js';
+import { controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
+import { CONTROLLER_PATH, prepareControllerBinary } from './controller-binary.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
 export interface BwrapSandboxConfig extends SandboxSettings {
@@ -38,6 +40,8 @@ export class BwrapSandbox extends BaseSandbox {
   readonly provider = 'bwrap';
   readonly #config: BwrapSandboxConfig;
   readonly #boxes = new Set<BoxProcess>();
+  /** The image's bash, execute-only, for the shell controllers (see `controller-binary.ts`). */
+  #controller = '';
 
   private constructor(id: string, config: BwrapSandboxConfig) {
     super(id, config);
@@ -48,6 +52,7 @@ export class BwrapSandbox extends BaseSandbox {
     const sandbox = new BwrapSandbox(id, config);
     mkdirSync(config.dir, { recursive: true });
     try {
+      sandbox.#controller = prepareControllerBinary(config.dir, config.lowers, config.binds);
       const binds = config.binds.map((bind) => (typeof bind === 'string' ? bind : bind.source));
       await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes, binds);
       await sandbox.startMainSession();
@@ -99,15 +104,20 @@ export class BwrapSandbox extends BaseSandbox {
     cwd: string,
     env: Readonly<Record<string, string>> = {},
     handshake = false,
+    shell = false,
   ): Promise<BoxProcess> {
     if (this.closed) return Promise.reject(this.closedError());
+    const bwrapArgs = this.#bwrapArgs(cwd, env);
+    // A shell's controller binary, bound after bwrap's own /dev (a tmpfs outside the file system diff).
+    if (shell) bwrapArgs.push('--ro-bind', this.#controller, CONTROLLER_PATH);
     return startBox({
       helperPid: this.#config.helper.pid,
       userNamespace: this.#config.helper.userNamespace,
       usernsPid: this.#config.helper.idmap?.usernsPid ?? null,
       seccomp: sandboxSeccompProgram(),
-      bwrapArgs: this.#bwrapArgs(cwd, env),
+      bwrapArgs,
       command: handshake ? awaitGo(command) : command,
+      channel: shell,
       cgroup: this.#config.cgroup,
       label: this.#config.label,
       handshake,
@@ -121,8 +131,16 @@ export class BwrapSandbox extends BaseSandbox {
   protected shellStart(): ShellStart {
     return {
       launch: async (onData) =>
-        bwrapShellProcess(await this.#launch(['bash', '--norc', '--noprofile'], this.#config.cwd), onData),
-      prelude: this.#prelude(),
+        bwrapShellProcess(
+          await this.#launch(
+            [CONTROLLER_PATH, ...controllerArgs(this.#prelude(), 5)],
+            this.#config.cwd,
+            {},
+            false,
+            true,
+          ),
+          onData,
+        ),
     };
   }
 

@@ -19,7 +19,7 @@ import {
   type RunningContainer,
   startContainer,
 } from './docker-container.js';
-import { dockerShellProcess } from './docker-shell-process.js';
+import { dockerControllerCommand, dockerShellProcess } from './docker-shell-process.js';
 import { SupervisedExec } from './supervised-exec.js';
 
 /** Everything a Docker sandbox needs from its provider. */
@@ -30,6 +30,9 @@ export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
   /** diff() from the container's layers on this machine; null when they cannot be read here. */
   readonly localDiff?: (container: Docker.Container) => Promise<FileChange[] | null>;
 }
+
+/** The shell lines a controller runs first. */
+const SHELL_PRELUDE = 'ulimit -c 0 2>/dev/null';
 
 /** A container started ahead of a reset, with its shell (not yet running). */
 interface Spare {
@@ -112,12 +115,11 @@ export class DockerSandbox extends BaseSandbox {
         }
         ahead?.destroy();
         return dockerShellProcess(
-          await this.#start(['bash', '--norc', '--noprofile'], this.#config.cwd, {}, onOutput),
+          await this.#start(dockerControllerCommand(SHELL_PRELUDE), this.#config.cwd, {}, onOutput),
         );
       },
       // Starting a shell in a container that is still starting can take longer than one action.
       startTimeoutMs: Math.max(this.#config.timeoutMs, 30_000),
-      prelude: 'ulimit -c 0 2>/dev/null',
     };
   }
 
@@ -204,7 +206,7 @@ export class DockerSandbox extends BaseSandbox {
     const spare = (async (): Promise<Spare> => {
       const box = await startContainer(this.#config.docker, containerSpec(this.#config));
       const shell = await SupervisedExec.start(box.container, {
-        command: ['bash', '--norc', '--noprofile'],
+        command: dockerControllerCommand(SHELL_PRELUDE),
         cwd: this.#config.cwd,
         env: {},
         onOutput: () => {},
