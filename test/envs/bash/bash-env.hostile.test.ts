@@ -138,7 +138,11 @@ describe('BashEnv.score() against a hostile agent', () => {
     await env.reset({ index: index('write-summary') });
     await env.step('cd /demo/logs; X=5; sleep 30 &');
     await env.score();
-    const after = await env.step('echo "$X $PWD"; jobs -r | wc -l');
-    expect(after.observation.text).toBe('5 /demo/logs\n1\n');
+    // Each command runs in its own child of the shell's controller, so `jobs` of a later command
+    // never lists the sleep: look for the process itself.
+    const after = await env.step(
+      'echo "$X $PWD"; for p in /proc/[0-9]*; do read -r c < $p/comm 2>/dev/null && [ "$c" = sleep ] && echo sleeping; done',
+    );
+    expect(after.observation.text).toBe('5 /demo/logs\nsleeping\n');
   }, 60_000);
 });
