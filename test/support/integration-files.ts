@@ -26,6 +26,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',
   'test/envs/defined-env.test.ts',
+  'test/envs/sql/gold-isolation.test.ts',
   'test/envs/python/mbpp-gold.test.ts',
   'test/envs/python/python-env.test.ts',
   'test/envs/python/python-env.docker.test.ts',

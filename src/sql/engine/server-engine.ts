@@ -136,12 +136,16 @@ export abstract class ServerEngine<
     dump: DumpModel,
     databases: readonly DumpDatabase[],
   ): Promise<void>;
-  /** A new copy of `prepared` named `database`, with the account `account`. */
+  /**
+   * A new copy of `prepared` named `database`, with the account `account` (the session's) and the
+   * account `reader` (the session's reference connection: reads only, see `referenceQuery`).
+   */
   protected abstract makeSlot(
     backend: Backend,
     prepared: Prepared,
     database: string,
     account: string,
+    reader: string,
   ): Promise<Slot>;
   protected abstract openSession(backend: Backend, prepared: Prepared, slot: Slot): Promise<Session>;
   /** Stops the statement of a session's connection from the administrator pool. */
@@ -323,7 +327,10 @@ export abstract class ServerEngine<
     const account = backend.shared
       ? objectName(['ic', this.#tag, `u${this.#accounts}`], accountLength)
       : `ic_s${this.#accounts}`;
-    return this.makeSlot(backend, prepared, database, account);
+    const reader = backend.shared
+      ? objectName(['ic', this.#tag, `r${this.#accounts}`], accountLength)
+      : `ic_r${this.#accounts}`;
+    return this.makeSlot(backend, prepared, database, account, reader);
   }
 
   /** Records a copy and its account (as `dropAccount` names it) made on a shared server. */

@@ -83,6 +83,8 @@ export abstract class ServerSession<
   /** Called when the connection fails during a request. */
   #onLost: ((error: Error) => void) | undefined;
   #closed = false;
+  /** The reference connection (`referenceQuery`), opened on first use. */
+  #reference: Promise<SqlSession> | undefined;
 
   protected constructor(
     readonly database: string,
@@ -117,6 +119,11 @@ export abstract class ServerSession<
   ): Promise<QueryOutcome>;
   /** The engine's reset on a live connection (throws when it fails). */
   protected abstract renew(): Promise<void>;
+  /**
+   * A session on the same copy as the copy's reader account (rights to read it only, a connection
+   * that never holds a transaction open between statements), for `referenceQuery`.
+   */
+  protected abstract openReference(): Promise<SqlSession>;
 
   /** Before a new connection replaces a lost one: makes the copy pristine if the engine must. */
   protected async renewCopy(): Promise<void> {}
@@ -134,6 +141,27 @@ export abstract class ServerSession<
     }
   }
 
+  /**
+   * The statement on the reference connection: another connection to the same copy, as another
+   * account that may only read it, so that the session's connection (and its account) can observe
+   * nothing of it: not `FOUND_ROWS()`, session status counters, per-transaction statistics, the
+   * process list. Opened on first use and kept for the session's life.
+   */
+  async referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome> {
+    this.assertUsable();
+    this.#reference ??= this.openReference().catch((error: unknown) => {
+      this.#reference = undefined;
+      throw error;
+    });
+    let reference: SqlSession;
+    try {
+      reference = await this.#reference;
+    } catch (error) {
+      throw await this.infrastructure(error);
+    }
+    return reference.query(sql, options);
+  }
+
   async reset(): Promise<void> {
     this.assertUsable();
     try {
@@ -149,7 +177,12 @@ export abstract class ServerSession<
     this.closing();
     const connection = this.#connection;
     this.#connection = undefined;
-    if (connection) await this.closeConnection(connection);
+    const reference = this.#reference;
+    this.#reference = undefined;
+    await Promise.all([
+      connection ? this.closeConnection(connection) : undefined,
+      reference?.then((session) => session.close()).catch(() => {}),
+    ]);
     if (!this.host.failure()) this.host.release(this, this.slot);
   }
 

@@ -180,16 +180,31 @@ export class PostgresEngine
     prepared: PreparedDatabase,
     database: string,
     role: string,
+    readerRole: string,
   ): Promise<PostgresSlot> {
     const password = randomBytes(18).toString('base64url');
+    const reader = { role: readerRole, password: randomBytes(18).toString('base64url') };
     this.made(backend, database, role);
+    this.made(backend, database, reader.role);
     const strategy = backend.versionNum >= 150000 ? ' STRATEGY FILE_COPY' : '';
+    const limited = 'NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS';
     const statements = [
-      `CREATE ROLE ${pgName(role)} LOGIN PASSWORD ${pgString(password)} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS IN ROLE ${AGENT_ROLE}`,
-      ...(backend.superuser ? [] : [`GRANT ${pgName(role)} TO CURRENT_USER`]),
+      `CREATE ROLE ${pgName(role)} LOGIN PASSWORD ${pgString(password)} ${limited} IN ROLE ${AGENT_ROLE}`,
+      // The reader (the reference connection's role) runs only read-only transactions. The session's
+      // role is no member of it, so it sees none of its activity; with a superuser, its statements
+      // are not even counted in the statistics views (track_counts, track_activities).
+      `CREATE ROLE ${pgName(reader.role)} LOGIN PASSWORD ${pgString(reader.password)} ${limited} IN ROLE ${AGENT_ROLE}`,
+      `ALTER ROLE ${pgName(reader.role)} SET default_transaction_read_only = on`,
+      ...(backend.superuser
+        ? [
+            `ALTER ROLE ${pgName(reader.role)} SET track_counts = off`,
+            `ALTER ROLE ${pgName(reader.role)} SET track_activities = off`,
+          ]
+        : [`GRANT ${pgName(role)}, ${pgName(reader.role)} TO CURRENT_USER`]),
       `CREATE DATABASE ${pgName(database)} TEMPLATE ${pgName(prepared.template)}${strategy}`,
       `REVOKE ALL ON DATABASE ${pgName(database)} FROM PUBLIC`,
       `GRANT CONNECT, TEMPORARY ON DATABASE ${pgName(database)} TO ${pgName(role)}`,
+      `GRANT CONNECT ON DATABASE ${pgName(database)} TO ${pgName(reader.role)}`,
     ];
     try {
       for (const statement of statements) await backend.pool.query(statement);
@@ -201,7 +216,7 @@ export class PostgresEngine
         })
       );
     }
-    return { database, role, password, sequenceReset: prepared.sequenceReset };
+    return { database, role, password, reader, sequenceReset: prepared.sequenceReset };
   }
 
   protected openSession(

@@ -11,7 +11,7 @@ import {
 import { doubleQuotedAsString } from '../double-quoted-as-string.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
-import type { QueryOptions, QueryOutcome } from '../sql-engine.js';
+import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
 import { PostgresCatalogue, type PostgresPristineSchema } from './postgres-catalogue.js';
 import { UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
 import { checkPostgresStatement, type PostgresStatementCheck } from './postgres-guard.js';
@@ -30,6 +30,8 @@ export interface PostgresSlot {
   readonly database: string;
   readonly role: string;
   readonly password: string;
+  /** The copy's reader role (read-only transactions): the reference connection's. */
+  readonly reader: { readonly role: string; readonly password: string };
   /** `SELECT setval(…)` of every sequence of the template (they are not transactional), or ''. */
   readonly sequenceReset: string;
 }
@@ -40,7 +42,18 @@ export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
   readonly endpoint: Omit<PostgresEndpoint, 'user' | 'password' | 'database'>;
   /** `"x"` that names no column reads as the string `'x'` (see `postgres-double-quoted.ts`). */
   readonly doubleQuotedStrings: boolean;
+  /**
+   * The session is a copy's reference connection: its reader role, every statement in a read-only
+   * transaction of its own (ended at once, so that no lock outlives it), no sequences to set back.
+   */
+  readonly reference?: boolean;
 }
+
+/**
+ * How a statement of the reference connection ends: its transaction rolled back (it only read) and
+ * the next opened, in the round trip that ends any statement, so that none of its locks outlives it.
+ */
+const REFERENCE_STATEMENT_END = `ROLLBACK; BEGIN; SAVEPOINT ${PostgresStatementRunner.savepoint}`;
 
 /** Rewrites of one query for double-quoted strings (one per distinct unresolved name). */
 const MAX_REWRITES = 64;
@@ -88,6 +101,7 @@ export class PostgresSession extends ServerSession<
     killGraceMs: () => this.host.killGraceMs,
     interrupt: (how) => this.host.interrupt(this.backendId, how),
     lost: () => this.lost,
+    ...(this.host.reference ? { statementEnd: REFERENCE_STATEMENT_END } : {}),
     simple: (sql) => this.simple(sql),
     extended: (sql) => this.extended(sql),
   });
@@ -147,6 +161,17 @@ export class PostgresSession extends ServerSession<
     await this.simple('ROLLBACK');
     await this.simple('DISCARD ALL');
     await this.begin();
+  }
+
+  /** The copy's reference connection, as its reader role. */
+  protected openReference(): Promise<SqlSession> {
+    const { role, password } = this.slot.reader;
+    return PostgresSession.open(
+      this.database,
+      { ...this.slot, role, password, sequenceReset: '' },
+      { ...this.host, reference: true, release: () => {} },
+      this.schema,
+    );
   }
 
   protected createConnection(): pg.Client {

@@ -36,18 +36,33 @@ new Worker(
 
 let pristine = null;
 let db = null;
+// The reference connection (the gold query's): a second, read-only connection on the pristine image,
+// opened on first use, so that nothing it runs shows on the session's own connection (`changes()`,
+// `total_changes()`, `last_insert_rowid()`) and it cannot change the session's database.
+let reference = null;
+
+function configure(connection) {
+  connection.defaultSafeIntegers(true);
+  connection.pragma('foreign_keys = OFF');
+  connection.pragma('temp_store = MEMORY');
+  connection.pragma('trusted_schema = OFF');
+  return connection;
+}
+
+function close(connection) {
+  try {
+    connection?.close();
+  } catch {}
+}
 
 function open() {
-  if (db) {
-    try {
-      db.close();
-    } catch {}
-  }
-  db = new Database(pristine);
-  db.defaultSafeIntegers(true);
-  db.pragma('foreign_keys = OFF');
-  db.pragma('temp_store = MEMORY');
-  db.pragma('trusted_schema = OFF');
+  close(db);
+  db = configure(new Database(pristine));
+}
+
+function referenceConnection() {
+  reference ??= configure(new Database(pristine, { readonly: true }));
+  return reference;
 }
 
 function failure(error) {
@@ -57,10 +72,10 @@ function failure(error) {
   return { kind: 'error', message, code };
 }
 
-function query(sql, maxRows, countLimit) {
+function query(sql, maxRows, countLimit, connection = db) {
   let statement;
   try {
-    statement = db.prepare(sql);
+    statement = connection.prepare(sql);
   } catch (error) {
     return failure(error);
   }
@@ -102,13 +117,20 @@ function handle(message) {
   switch (message.op) {
     case 'open':
       pristine = readFileSync(message.file);
+      close(reference);
+      reference = null;
       open();
       return { kind: 'ok' };
     case 'reset':
       open();
       return { kind: 'ok' };
     case 'query':
-      return query(message.sql, message.maxRows, message.countLimit);
+      return query(
+        message.sql,
+        message.maxRows,
+        message.countLimit,
+        message.reference ? referenceConnection() : db,
+      );
     case 'replay':
       return replay(message.statements);
     default:
