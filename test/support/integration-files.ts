@@ -41,6 +41,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   // The MariaDB and PostgreSQL servers and the engines on them.
   'test/sql/server/mariadb-server.test.ts',
   'test/sql/server/postgres-server.test.ts',
+  'test/sql/server/server-store-cap.test.ts',
   'test/sql/engine/mysql/mysql-account-check.test.ts',
   'test/sql/engine/postgres/postgres-account-check.test.ts',
   'test/sql/engine/mysql/mysql-engine.test.ts',

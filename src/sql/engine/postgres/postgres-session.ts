@@ -34,7 +34,12 @@ export interface PostgresSlot {
   readonly reader: { readonly role: string; readonly password: string };
   /** `SELECT setval(…)` of every sequence of the template (they are not transactional), or ''. */
   readonly sequenceReset: string;
+  /** The copy must be made anew from its template before a session uses it. */
+  stale?: boolean;
 }
+
+/** SQLSTATE `disk_full`: the server's store is full. */
+const DISK_FULL = '53100';
 
 /** What a session needs from its engine. */
 export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
@@ -47,6 +52,10 @@ export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
    * transaction of its own (ended at once, so that no lock outlives it), no sequences to set back.
    */
   readonly reference?: boolean;
+  /** Bytes the copy may take before a reset makes it anew (`recreate`). */
+  readonly copyBytes: number;
+  /** Drops the copy, ending its connections, and makes it again from its template. */
+  recreate(): Promise<void>;
 }
 
 /**
@@ -106,6 +115,11 @@ export class PostgresSession extends ServerSession<
     extended: (sql) => this.extended(sql),
   });
 
+  /** A statement since the reset may have written (rolled-back rows stay in the copy's files). */
+  #wrote = false;
+  /** The copy must be made anew at the reset (it filled the store, or grew past `copyBytes`). */
+  #recreate = false;
+
   private constructor(
     database: string,
     slot: PostgresSlot,
@@ -138,6 +152,7 @@ export class PostgresSession extends ServerSession<
     if (introspection && introspection.kind !== 'unsupported')
       return this.introspect(introspection, options, clock);
     let text = statement.text;
+    if (!verdict.cursor) this.#wrote = true;
     for (let attempt = 0; ; attempt++) {
       const result = await this.#runner.run(text, verdict.cursor, options);
       if (result.lost) return this.afterLoss(result.lost, result.timedOut, options, clock.elapsed);
@@ -157,10 +172,34 @@ export class PostgresSession extends ServerSession<
     }
   }
 
+  /**
+   * Rolls the episode back. Rows written and rolled back stay in the copy's files (no vacuum), so
+   * after an episode that may have written, the copy's size is checked, and a copy that grew past
+   * its bound or filled the store is made anew from its template (tens of milliseconds).
+   */
   protected async renew(): Promise<void> {
     await this.simple('ROLLBACK');
     await this.simple('DISCARD ALL');
-    await this.begin();
+    if (this.#wrote && !this.#recreate) {
+      const reply = (await this.simple(
+        'SELECT pg_database_size(current_database())::float8',
+      )) as pg.QueryResult;
+      if (Number((reply.rows[0] as unknown[] | undefined)?.[0]) > this.host.copyBytes) this.#recreate = true;
+    }
+    this.#wrote = false;
+    if (this.#recreate) await this.recover();
+    else await this.begin();
+  }
+
+  protected override async renewCopy(): Promise<void> {
+    if (!this.#recreate) return;
+    this.#recreate = false;
+    this.#wrote = false;
+    await this.host.recreate();
+  }
+
+  protected override closing(): void {
+    if (this.#wrote || this.#recreate) this.slot.stale = true;
   }
 
   /** The copy's reference connection, as its reader role. */
@@ -169,7 +208,13 @@ export class PostgresSession extends ServerSession<
     return PostgresSession.open(
       this.database,
       { ...this.slot, role, password, sequenceReset: '' },
-      { ...this.host, reference: true, release: () => {} },
+      {
+        ...this.host,
+        reference: true,
+        release: () => {},
+        copyBytes: Number.POSITIVE_INFINITY,
+        recreate: async () => {},
+      },
       this.schema,
     );
   }
@@ -259,6 +304,7 @@ export class PostgresSession extends ServerSession<
   private outcome(result: PostgresRunResult, options: QueryOptions, durationMs: number): QueryOutcome {
     const { error } = result;
     if (error) {
+      if (error.code === DISK_FULL) this.#recreate = true;
       if (result.timedOut && error.code === QUERY_CANCELED)
         return timedOutOutcome(options.timeoutMs, durationMs);
       return errorOutcome(oneLine(error.message), error.code, durationMs);
