@@ -45,6 +45,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sql/engine/mysql/mysql-account-check.test.ts',
   'test/sql/engine/postgres/postgres-account-check.test.ts',
   'test/sql/engine/mysql/mysql-engine.test.ts',
+  'test/sql/engine/mysql/mysql-privileges.test.ts',
   'test/sql/engine/postgres/postgres-engine.test.ts',
   'test/sql/engine/postgres/postgres-introspection.test.ts',
+  'test/sql/engine/postgres/postgres-privileges.test.ts',
 ];

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
 import { dataDir, ManagedServer, type ManagedServerOptions } from './managed-server.js';
-import { POSTGRES_INSTALL, type PostgresBinaries, postgresBinaries } from './server-binaries.js';
+import { findProgram, POSTGRES_INSTALL, type PostgresBinaries, postgresBinaries } from './server-binaries.js';
 import type { ServerProcess } from './server-process.js';
 import { runningAsRoot, type ServiceAccount, serverCommandPrefix } from './service-account.js';
 
@@ -69,6 +69,19 @@ function serverArgs(dir: string, options: PostgresServerOptions, sizeBytes: numb
   return args;
 }
 
+/**
+ * Address space of each server process (`RLIMIT_AS`, inherited by every backend): a session may
+ * raise `work_mem` or `hash_mem_multiplier` (no privilege bounds them), so without it one sort could
+ * take the host's memory; with it the statement fails with "out of memory" and the server lives on.
+ */
+const BACKEND_MEMORY_BYTES = 2 * 2 ** 30;
+
+/** `prlimit --as=… --` (util-linux) before the server's program, when prlimit is installed. */
+function backendMemoryLimit(): string[] {
+  const prlimit = findProgram(['/usr/bin/prlimit', 'prlimit']);
+  return prlimit ? [prlimit, `--as=${BACKEND_MEMORY_BYTES}`, '--'] : [];
+}
+
 /** `max_wal_size`, in MiB: a checkpoint (cheap without fsync) recycles the log past it. */
 const WAL_MIB = 64;
 /**
@@ -124,6 +137,7 @@ export class PostgresServer extends ManagedServer {
         subdirs: ['run'],
         split: { folder: 'base', restBytes: REST_BYTES },
         command: (binaries, dir, _account, sizeBytes) => [
+          ...backendMemoryLimit(),
           binaries.postgres,
           ...serverArgs(dir, options, sizeBytes),
         ],
