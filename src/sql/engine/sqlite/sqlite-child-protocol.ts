@@ -5,8 +5,8 @@ export type SqliteChildRequest =
   /** Replace the working copy with a fresh copy of the pristine image. */
   | { readonly op: 'reset' }
   /**
-   * Run one statement; rows past `maxRows` are counted up to `countLimit`. `reference`: on the
-   * process's second, read-only connection to the pristine image (the gold query's), not the session's.
+   * Run one statement; rows past `maxRows` are counted up to `countLimit`. `reference`: the
+   * statement must only read (SQLite's `sqlite3_stmt_readonly`), else it is refused unrun.
    */
   | {
       readonly op: 'query';

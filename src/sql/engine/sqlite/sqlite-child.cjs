@@ -36,33 +36,18 @@ new Worker(
 
 let pristine = null;
 let db = null;
-// The reference connection (the gold query's): a second, read-only connection on the pristine image,
-// opened on first use, so that nothing it runs shows on the session's own connection (`changes()`,
-// `total_changes()`, `last_insert_rowid()`) and it cannot change the session's database.
-let reference = null;
-
-function configure(connection) {
-  connection.defaultSafeIntegers(true);
-  connection.pragma('foreign_keys = OFF');
-  connection.pragma('temp_store = MEMORY');
-  connection.pragma('trusted_schema = OFF');
-  return connection;
-}
-
-function close(connection) {
-  try {
-    connection?.close();
-  } catch {}
-}
 
 function open() {
-  close(db);
-  db = configure(new Database(pristine));
-}
-
-function referenceConnection() {
-  reference ??= configure(new Database(pristine, { readonly: true }));
-  return reference;
+  if (db) {
+    try {
+      db.close();
+    } catch {}
+  }
+  db = new Database(pristine);
+  db.defaultSafeIntegers(true);
+  db.pragma('foreign_keys = OFF');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('trusted_schema = OFF');
 }
 
 function failure(error) {
@@ -72,12 +57,22 @@ function failure(error) {
   return { kind: 'error', message, code };
 }
 
-function query(sql, maxRows, countLimit, connection = db) {
+// `reference`: the statement must only read (SQLite's own verdict, sqlite3_stmt_readonly), so that
+// it leaves nothing on the connection the session can observe: changes(), total_changes() and
+// last_insert_rowid() move only with writes, and the database stays as it was.
+function query(sql, maxRows, countLimit, reference = false) {
   let statement;
   try {
-    statement = connection.prepare(sql);
+    statement = db.prepare(sql);
   } catch (error) {
     return failure(error);
+  }
+  if (reference && !statement.readonly) {
+    return {
+      kind: 'error',
+      message: 'the reference query must only read (it would change the database)',
+      code: 'SQLITE_READONLY',
+    };
   }
   const changes = !(statement.reader && statement.readonly);
   try {
@@ -117,20 +112,13 @@ function handle(message) {
   switch (message.op) {
     case 'open':
       pristine = readFileSync(message.file);
-      close(reference);
-      reference = null;
       open();
       return { kind: 'ok' };
     case 'reset':
       open();
       return { kind: 'ok' };
     case 'query':
-      return query(
-        message.sql,
-        message.maxRows,
-        message.countLimit,
-        message.reference ? referenceConnection() : db,
-      );
+      return query(message.sql, message.maxRows, message.countLimit, message.reference === true);
     case 'replay':
       return replay(message.statements);
     default:

@@ -112,8 +112,11 @@ export class SqliteSession implements SqlSession {
   }
 
   /**
-   * The statement on the process's second connection: read-only, on the pristine image, never the
-   * session's own (see `SqlSession.referenceQuery`).
+   * The statement on the session's connection, provided SQLite finds that it only reads
+   * (`sqlite3_stmt_readonly`; anything else is refused unrun): a statement that only reads leaves
+   * nothing a later statement of the connection can observe (`changes()`, `total_changes()` and
+   * `last_insert_rowid()` move only with writes), so a second connection, a second copy of the
+   * database in memory, would buy nothing (see `SqlSession.referenceQuery`).
    */
   referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome> {
     return this.run(sql, options, true);
