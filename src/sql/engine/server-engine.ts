@@ -96,6 +96,8 @@ export abstract class ServerEngine<
   /** `<owner>_<n>`: names on a shared server carry it (n tells engines of one process apart). */
   readonly #tag = `${currentOwner()}_${++engines}`;
   #accounts = 0;
+  /** The reference connection of each copy (`SqlSession.referenceQuery`), kept with the copy. */
+  readonly #references = new Map<Slot, Promise<SqlSession>>();
   /** Session copies and accounts this engine made on a shared server (dropped at close). */
   readonly #made = { databases: new Set<string>(), accounts: new Set<string>() };
 
@@ -199,6 +201,11 @@ export abstract class ServerEngine<
     if (this.closed && !this.#backend) return;
     this.closed = true;
     await Promise.all([...this.sessions].map((session) => session.close().catch(() => {})));
+    const references = [...this.#references.values()];
+    this.#references.clear();
+    await Promise.all(
+      references.map((reference) => reference.then((session) => session.close()).catch(() => {})),
+    );
     const pending = this.#backend;
     this.#backend = undefined;
     const backend = await pending?.catch(() => undefined);
@@ -266,6 +273,15 @@ export abstract class ServerEngine<
       release: (session, slot) => {
         this.sessions.delete(session as Session);
         this.prepared.find(session.database)?.free.push(slot);
+      },
+      reference: (slot, open) => {
+        let reference = this.#references.get(slot);
+        if (!reference) {
+          reference = open();
+          this.#references.set(slot, reference);
+          reference.catch(() => this.#references.delete(slot));
+        }
+        return reference;
       },
     };
   }

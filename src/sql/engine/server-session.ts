@@ -27,6 +27,11 @@ export interface ServerSessionHost<Slot> {
   interrupt(backendId: number, how: Interruption): Promise<void>;
   /** Hands the copy back for the next session. */
   release(session: SqlSession, slot: Slot): void;
+  /**
+   * The copy's reference connection, opened by `open` on first use and kept with the copy (the
+   * next session on it reuses it) until the engine closes.
+   */
+  reference(slot: Slot, open: () => Promise<SqlSession>): Promise<SqlSession>;
 }
 
 /** What the guard of a dialect says of a statement before it runs. */
@@ -83,8 +88,6 @@ export abstract class ServerSession<
   /** Called when the connection fails during a request. */
   #onLost: ((error: Error) => void) | undefined;
   #closed = false;
-  /** The reference connection (`referenceQuery`), opened on first use. */
-  #reference: Promise<SqlSession> | undefined;
 
   protected constructor(
     readonly database: string,
@@ -145,17 +148,13 @@ export abstract class ServerSession<
    * The statement on the reference connection: another connection to the same copy, as another
    * account that may only read it, so that the session's connection (and its account) can observe
    * nothing of it: not `FOUND_ROWS()`, session status counters, per-transaction statistics, the
-   * process list. Opened on first use and kept for the session's life.
+   * process list. Opened on first use and kept with the copy, for the next sessions on it too.
    */
   async referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome> {
     this.assertUsable();
-    this.#reference ??= this.openReference().catch((error: unknown) => {
-      this.#reference = undefined;
-      throw error;
-    });
     let reference: SqlSession;
     try {
-      reference = await this.#reference;
+      reference = await this.host.reference(this.slot, () => this.openReference());
     } catch (error) {
       throw await this.infrastructure(error);
     }
@@ -177,12 +176,7 @@ export abstract class ServerSession<
     this.closing();
     const connection = this.#connection;
     this.#connection = undefined;
-    const reference = this.#reference;
-    this.#reference = undefined;
-    await Promise.all([
-      connection ? this.closeConnection(connection) : undefined,
-      reference?.then((session) => session.close()).catch(() => {}),
-    ]);
+    if (connection) await this.closeConnection(connection);
     if (!this.host.failure()) this.host.release(this, this.slot);
   }
 

@@ -20,7 +20,7 @@ export interface MysqlSessionHost extends ServerSessionHost<MysqlSlot> {
    * The session is a copy's reference connection (its reader account, autocommit on so that no
    * transaction or metadata lock outlives a statement).
    */
-  readonly reference?: boolean;
+  readonly isReference?: boolean;
   /**
    * Rebuilds a copy from its template: all of it, or (`touched`: lower-case names the session's
    * changing statements mentioned) only what may differ.
@@ -122,7 +122,7 @@ export class MysqlSession extends ServerSession<
     return MysqlSession.open(
       this.database,
       { ...this.slot, user, password },
-      { ...this.host, reference: true, release: () => {}, rebuild: async () => {} },
+      { ...this.host, isReference: true, release: () => {}, rebuild: async () => {} },
     );
   }
 
@@ -218,7 +218,7 @@ export class MysqlSession extends ServerSession<
       'NAMES utf8mb4 COLLATE utf8mb4_general_ci',
       `SESSION sql_mode = '${this.host.sqlMode.replaceAll("'", "''")}'`,
       "time_zone = '+00:00'",
-      this.host.reference ? 'autocommit = 1' : 'autocommit = 0',
+      this.host.isReference ? 'autocommit = 1' : 'autocommit = 0',
     ];
     if (this.host.flavor === 'mysql') settings.push('information_schema_stats_expiry = 0');
     // MariaDB breaks ties of a sort over an in-memory temporary table (GROUP BY … ORDER BY

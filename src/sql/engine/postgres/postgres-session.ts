@@ -51,7 +51,7 @@ export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
    * The session is a copy's reference connection: its reader role, every statement in a read-only
    * transaction of its own (ended at once, so that no lock outlives it), no sequences to set back.
    */
-  readonly reference?: boolean;
+  readonly isReference?: boolean;
   /** Bytes the copy may take before a reset makes it anew (`recreate`). */
   readonly copyBytes: number;
   /** Drops the copy, ending its connections, and makes it again from its template. */
@@ -110,7 +110,7 @@ export class PostgresSession extends ServerSession<
     killGraceMs: () => this.host.killGraceMs,
     interrupt: (how) => this.host.interrupt(this.backendId, how),
     lost: () => this.lost,
-    ...(this.host.reference ? { statementEnd: REFERENCE_STATEMENT_END } : {}),
+    ...(this.host.isReference ? { statementEnd: REFERENCE_STATEMENT_END } : {}),
     simple: (sql) => this.simple(sql),
     extended: (sql) => this.extended(sql),
   });
@@ -210,7 +210,7 @@ export class PostgresSession extends ServerSession<
       { ...this.slot, role, password, sequenceReset: '' },
       {
         ...this.host,
-        reference: true,
+        isReference: true,
         release: () => {},
         copyBytes: Number.POSITIVE_INFINITY,
         recreate: async () => {},
