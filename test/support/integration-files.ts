@@ -27,6 +27,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',
   'test/envs/defined-env.test.ts',
+  'test/envs/sql/gold-isolation.test.ts',
   'test/envs/python/mbpp-gold.test.ts',
   'test/envs/python/python-env.test.ts',
   'test/envs/python/python-hostile.test.ts',
@@ -44,9 +45,12 @@ export const INTEGRATION_FILES: readonly string[] = [
   // The MariaDB and PostgreSQL servers and the engines on them.
   'test/sql/server/mariadb-server.test.ts',
   'test/sql/server/postgres-server.test.ts',
+  'test/sql/server/server-store-cap.test.ts',
   'test/sql/engine/mysql/mysql-account-check.test.ts',
   'test/sql/engine/postgres/postgres-account-check.test.ts',
   'test/sql/engine/mysql/mysql-engine.test.ts',
+  'test/sql/engine/mysql/mysql-privileges.test.ts',
   'test/sql/engine/postgres/postgres-engine.test.ts',
   'test/sql/engine/postgres/postgres-introspection.test.ts',
+  'test/sql/engine/postgres/postgres-privileges.test.ts',
 ];

@@ -74,16 +74,21 @@ export class SqlEnv implements Env {
   }
 
   /**
-   * The gold's result, run on the agent's own session while it is pristine (right after its reset,
-   * before the agent acts): the same database copy, the same statistics and so the same plan, so a
-   * gold whose order is not fully determined (ties under `ORDER BY … LIMIT`) picks the same rows the
-   * agent's identical query would, as upstream's shared connection did.
+   * The gold's result, run on the agent's database copy while it is pristine (right after its reset,
+   * before the agent acts): the same copy, the same statistics and so the same plan, so a gold whose
+   * order is not fully determined (ties under `ORDER BY … LIMIT`) picks the same rows the agent's
+   * identical query would, as upstream's shared connection did. It runs on the session's reference
+   * connection (`SqlSession.referenceQuery`: another connection and account, read-only), so the
+   * agent's own connection can observe nothing of it (`FOUND_ROWS()`, session status counters,
+   * per-transaction statistics), and the copy stays pristine.
    */
   async #goldResult(task: Task, session: SqlSession): Promise<GoldResult> {
     const query = goldQuery(task);
     if (query === undefined) return { rows: [], corrupt: true, error: 'the task has no gold query' };
-    const outcome = await session.query(query, { timeoutMs: 60_000, maxRows: Number.POSITIVE_INFINITY });
-    if (outcome.kind !== 'rows') await session.reset();
+    const outcome = await session.referenceQuery(query, {
+      timeoutMs: 60_000,
+      maxRows: Number.POSITIVE_INFINITY,
+    });
     if (outcome.kind === 'rows') {
       return { rows: pyRowStrs(toPythonRows(this.#options.engine.id, outcome)), corrupt: false };
     }

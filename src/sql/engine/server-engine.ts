@@ -96,6 +96,8 @@ export abstract class ServerEngine<
   /** `<owner>_<n>`: names on a shared server carry it (n tells engines of one process apart). */
   readonly #tag = `${currentOwner()}_${++engines}`;
   #accounts = 0;
+  /** The reference connection of each copy (`SqlSession.referenceQuery`), kept with the copy. */
+  readonly #references = new Map<Slot, Promise<SqlSession>>();
   /** Session copies and accounts this engine made on a shared server (dropped at close). */
   readonly #made = { databases: new Set<string>(), accounts: new Set<string>() };
 
@@ -136,12 +138,16 @@ export abstract class ServerEngine<
     dump: DumpModel,
     databases: readonly DumpDatabase[],
   ): Promise<void>;
-  /** A new copy of `prepared` named `database`, with the account `account`. */
+  /**
+   * A new copy of `prepared` named `database`, with the account `account` (the session's) and the
+   * account `reader` (the session's reference connection: reads only, see `referenceQuery`).
+   */
   protected abstract makeSlot(
     backend: Backend,
     prepared: Prepared,
     database: string,
     account: string,
+    reader: string,
   ): Promise<Slot>;
   protected abstract openSession(backend: Backend, prepared: Prepared, slot: Slot): Promise<Session>;
   /** Stops the statement of a session's connection from the administrator pool. */
@@ -195,6 +201,11 @@ export abstract class ServerEngine<
     if (this.closed && !this.#backend) return;
     this.closed = true;
     await Promise.all([...this.sessions].map((session) => session.close().catch(() => {})));
+    const references = [...this.#references.values()];
+    this.#references.clear();
+    await Promise.all(
+      references.map((reference) => reference.then((session) => session.close()).catch(() => {})),
+    );
     const pending = this.#backend;
     this.#backend = undefined;
     const backend = await pending?.catch(() => undefined);
@@ -263,6 +274,15 @@ export abstract class ServerEngine<
         this.sessions.delete(session as Session);
         this.prepared.find(session.database)?.free.push(slot);
       },
+      reference: (slot, open) => {
+        let reference = this.#references.get(slot);
+        if (!reference) {
+          reference = open();
+          this.#references.set(slot, reference);
+          reference.catch(() => this.#references.delete(slot));
+        }
+        return reference;
+      },
     };
   }
 
@@ -323,7 +343,10 @@ export abstract class ServerEngine<
     const account = backend.shared
       ? objectName(['ic', this.#tag, `u${this.#accounts}`], accountLength)
       : `ic_s${this.#accounts}`;
-    return this.makeSlot(backend, prepared, database, account);
+    const reader = backend.shared
+      ? objectName(['ic', this.#tag, `r${this.#accounts}`], accountLength)
+      : `ic_r${this.#accounts}`;
+    return this.makeSlot(backend, prepared, database, account, reader);
   }
 
   /** Records a copy and its account (as `dropAccount` names it) made on a shared server. */

@@ -27,6 +27,11 @@ export interface ServerSessionHost<Slot> {
   interrupt(backendId: number, how: Interruption): Promise<void>;
   /** Hands the copy back for the next session. */
   release(session: SqlSession, slot: Slot): void;
+  /**
+   * The copy's reference connection, opened by `open` on first use and kept with the copy (the
+   * next session on it reuses it) until the engine closes.
+   */
+  reference(slot: Slot, open: () => Promise<SqlSession>): Promise<SqlSession>;
 }
 
 /** What the guard of a dialect says of a statement before it runs. */
@@ -117,6 +122,11 @@ export abstract class ServerSession<
   ): Promise<QueryOutcome>;
   /** The engine's reset on a live connection (throws when it fails). */
   protected abstract renew(): Promise<void>;
+  /**
+   * A session on the same copy as the copy's reader account (rights to read it only, a connection
+   * that never holds a transaction open between statements), for `referenceQuery`.
+   */
+  protected abstract openReference(): Promise<SqlSession>;
 
   /** Before a new connection replaces a lost one: makes the copy pristine if the engine must. */
   protected async renewCopy(): Promise<void> {}
@@ -132,6 +142,23 @@ export abstract class ServerSession<
     } catch (error) {
       throw await this.infrastructure(error);
     }
+  }
+
+  /**
+   * The statement on the reference connection: another connection to the same copy, as another
+   * account that may only read it, so that the session's connection (and its account) can observe
+   * nothing of it: not `FOUND_ROWS()`, session status counters, per-transaction statistics, the
+   * process list. Opened on first use and kept with the copy, for the next sessions on it too.
+   */
+  async referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome> {
+    this.assertUsable();
+    let reference: SqlSession;
+    try {
+      reference = await this.host.reference(this.slot, () => this.openReference());
+    } catch (error) {
+      throw await this.infrastructure(error);
+    }
+    return reference.query(sql, options);
   }
 
   async reset(): Promise<void> {

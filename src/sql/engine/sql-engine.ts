@@ -139,6 +139,15 @@ export interface SqlSession {
    */
   query(sql: string, options: QueryOptions): Promise<QueryOutcome>;
   /**
+   * Runs one statement as `query` does, on the session's database while it is pristine (call it
+   * right after `open` or `reset`), but from a connection of its own that only reads: nothing it
+   * runs shows on the session's connection (`FOUND_ROWS()`, session status counters, per-transaction
+   * statistics, `changes()`), and the session's database stays as it was. The episode's gold query
+   * runs here: the same copy (same data, same plans, so the same order of tied rows) without the
+   * agent's session being able to observe it. A statement that writes fails.
+   */
+  referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome>;
+  /**
    * Back to the pristine database, whatever was run: DDL, DML, open transactions, session settings
    * (SQLite: a few milliseconds at most).
    */

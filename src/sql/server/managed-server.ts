@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { errorReason, SqlEngineError } from '../engine/sql-engine-error.js';
+import { cappedStoreCommand, storeSizeBytes } from './capped-store.js';
 import { setprivPath } from './server-binaries.js';
 import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
 import { type ServerExit, ServerProcess } from './server-process.js';
@@ -41,6 +42,26 @@ export interface ManagedServerOptions {
   readonly maxConnections?: number;
   /** Time allowed to become ready, default 30 s. */
   readonly startTimeoutMs?: number;
+  /**
+   * Cap of the server's store (its data and temporary files), in bytes: default
+   * `INTERCODE_DB_SIZE`, else 4 GiB. Writes past it fail with the server's "disk full" error.
+   */
+  readonly dataSizeBytes?: number;
+}
+
+/** The folder of a server's store (data, temporary files), the mount point of its capped tmpfs. */
+export function storeDir(dir: string): string {
+  return join(dir, 'store');
+}
+
+/** The data directory of a server in its folder `dir`. */
+export function dataDir(dir: string): string {
+  return join(storeDir(dir), 'data');
+}
+
+/** The folder of a server's temporary files in its folder `dir`. */
+export function tempDir(dir: string): string {
+  return join(storeDir(dir), 'tmp');
 }
 
 /**
@@ -69,10 +90,19 @@ export interface ServerRecipe<T extends ManagedServer, Binaries> {
   init(binaries: Binaries, dataDir: string, account: ServiceAccount | undefined): Promise<void>;
   /** The Unix socket the server listens on, in its folder `dir`. */
   socketPath(dir: string): string;
-  /** Private sub-folders of `dir` made next to `data` (socket, temporary files). */
+  /** Private sub-folders of `dir` made next to the store (socket, the empty folder of `FILE`). */
   readonly subdirs: readonly string[];
-  /** The server's program and arguments (run through `setpriv`, see `serverCommandPrefix`). */
-  command(binaries: Binaries, dir: string, account: ServiceAccount | undefined): string[];
+  /**
+   * The server's program and arguments (run through `setpriv`, see `serverCommandPrefix`), its data
+   * in `dataDir(dir)`, its temporary files in `tempDir(dir)`; `sizeBytes` is the store's cap.
+   */
+  command(binaries: Binaries, dir: string, account: ServiceAccount | undefined, sizeBytes: number): string[];
+  /**
+   * When a full store must not reach the server's logs and control files (PostgreSQL stops when it
+   * cannot write them): the folder of its databases in the data directory, which alone gets the cap,
+   * and the size of a tmpfs of its own for the rest of the store.
+   */
+  readonly split?: { readonly folder: string; readonly restBytes: number };
   readonly env: Readonly<Record<string, string>>;
   create(process: ServerProcess, dir: string, binaries: Binaries): T;
 }
@@ -155,16 +185,25 @@ export abstract class ManagedServer {
         cause: error,
       });
     });
+    const sizeBytes = storeSizeBytes(options.dataSizeBytes);
     const dir = newServerDir(recipe.kind, account);
+    const server = [...serverCommandPrefix(account), ...recipe.command(binaries, dir, account, sizeBytes)];
+    const store = { store: storeDir(dir), template, sizeBytes, account };
+    const capped = cappedStoreCommand(recipe.split ? { ...store, split: recipe.split } : store, server);
     return ManagedServer.launch({
       title: recipe.title,
       dir,
       socketPath: recipe.socketPath(dir),
       prepare: async () => {
-        await copyTemplate(template, join(dir, 'data'), account);
+        makePrivateDir(storeDir(dir), account);
+        // Without namespaces (not root, user namespaces off) the store is a plain folder, uncapped.
+        if (!capped) {
+          await copyTemplate(template, dataDir(dir), account);
+          makePrivateDir(tempDir(dir), account);
+        }
         for (const sub of recipe.subdirs) makePrivateDir(join(dir, sub), account);
       },
-      command: [...serverCommandPrefix(account), ...recipe.command(binaries, dir, account)],
+      command: capped ?? server,
       env: recipe.env,
       create: (process) => recipe.create(process, dir, binaries),
       startTimeoutMs: options.startTimeoutMs ?? 30_000,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { ManagedServer, type ManagedServerOptions } from './managed-server.js';
+import { dataDir, ManagedServer, type ManagedServerOptions, tempDir } from './managed-server.js';
 import { type MariadbBinaries, mariadbBinaries } from './server-binaries.js';
 import type { ServerProcess } from './server-process.js';
 import { runningAsRoot, type ServiceAccount } from './service-account.js';
@@ -29,14 +29,15 @@ export interface MariadbServerOptions extends ManagedServerOptions {
  *   second, and every InnoDB table in the system tablespace (`--innodb-file-per-table=0`), which
  *   makes CREATE/DROP TABLE cheap (no file per table): the MariaDB reset rebuilds tables.
  */
-function serverArgs(dir: string, options: MariadbServerOptions): string[] {
+function serverArgs(dir: string, options: MariadbServerOptions, sizeBytes: number): string[] {
   const pool = Math.max(8, Math.round((options.bufferPoolBytes ?? 64 * 2 ** 20) / 2 ** 20));
+  const mib = Math.floor(sizeBytes / 2 ** 20);
   return [
     '--no-defaults',
-    `--datadir=${join(dir, 'data')}`,
+    `--datadir=${dataDir(dir)}`,
     `--socket=${join(dir, 'run', 'mysqld.sock')}`,
     `--pid-file=${join(dir, 'run', 'mysqld.pid')}`,
-    `--tmpdir=${join(dir, 'tmp')}`,
+    `--tmpdir=${tempDir(dir)}`,
     '--skip-networking',
     '--local-infile=0',
     `--secure-file-priv=${join(dir, 'files')}`,
@@ -53,6 +54,21 @@ function serverArgs(dir: string, options: MariadbServerOptions): string[] {
     '--innodb-flush-log-at-trx-commit=0',
     '--innodb-doublewrite=0',
     '--innodb-file-per-table=0',
+    // Within the store's cap (a tmpfs of that size): InnoDB's tablespaces stop growing first, so a
+    // session that writes too much gets "The table … is full" (and the space is reused after the
+    // reset's rollback); internal temporary tables on disk get a cap of their own.
+    `--innodb-data-file-path=ibdata1:12M:autoextend:max:${Math.max(32, Math.floor(mib * 0.6))}M`,
+    `--innodb-temp-data-file-path=ibtmp1:12M:autoextend:max:${Math.max(16, Math.floor(mib * 0.15))}M`,
+    `--tmp-disk-table-size=${Math.max(16, Math.floor(mib * 0.15))}M`,
+    `--maximum-tmp-disk-table-size=${Math.max(16, Math.floor(mib * 0.15))}M`,
+    // Tables a session creates are InnoDB (in the capped tablespace): no MEMORY tables in the
+    // server's own memory, no MyISAM or Aria files outside InnoDB's cap. A session's memory is
+    // capped, and the session variables that size memory cannot be raised past these bounds.
+    '--enforce-storage-engine=InnoDB',
+    `--max-session-mem-used=${SESSION_MEMORY}`,
+    `--maximum-max-session-mem-used=${SESSION_MEMORY}`,
+    '--maximum-max-heap-table-size=64M',
+    '--maximum-tmp-memory-table-size=64M',
     '--innodb-fast-shutdown=3',
     // Statistics that change in the background after a reset's rebuild would change query plans,
     // and with them which of several tied rows a `LIMIT` keeps, between the gold and the agent.
@@ -66,6 +82,9 @@ function serverArgs(dir: string, options: MariadbServerOptions): string[] {
     '--interactive-timeout=31536000',
   ];
 }
+
+/** Memory one session may allocate (`max_session_mem_used`): far above what any task's query needs. */
+const SESSION_MEMORY = '1G';
 
 const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TZ: 'UTC' };
 
@@ -102,10 +121,10 @@ export class MariadbServer extends ManagedServer {
         init: (binaries, dataDir, account) =>
           installDb(binaries.installDb, dataDir, account, runningAsRoot() && !account),
         socketPath: (dir) => join(dir, 'run', 'mysqld.sock'),
-        subdirs: ['run', 'tmp', 'files'],
-        command: (binaries, dir, account) => [
+        subdirs: ['run', 'files'],
+        command: (binaries, dir, account, sizeBytes) => [
           binaries.mariadbd,
-          ...serverArgs(dir, options),
+          ...serverArgs(dir, options, sizeBytes),
           ...(runningAsRoot() && !account ? ['--user=root'] : []),
         ],
         env: SERVER_ENV,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
-import { ManagedServer, type ManagedServerOptions } from './managed-server.js';
-import { POSTGRES_INSTALL, type PostgresBinaries, postgresBinaries } from './server-binaries.js';
+import { dataDir, ManagedServer, type ManagedServerOptions } from './managed-server.js';
+import { findProgram, POSTGRES_INSTALL, type PostgresBinaries, postgresBinaries } from './server-binaries.js';
 import type { ServerProcess } from './server-process.js';
 import { runningAsRoot, type ServiceAccount, serverCommandPrefix } from './service-account.js';
 
@@ -29,7 +29,8 @@ export interface PostgresServerOptions extends ManagedServerOptions {
  * is thrown away), no autovacuum (sessions never commit), no JIT (predictable query times), no
  * prepared transactions, temporary files capped at 2 GB, UTC.
  */
-function serverArgs(dir: string, options: PostgresServerOptions): string[] {
+function serverArgs(dir: string, options: PostgresServerOptions, sizeBytes: number): string[] {
+  const mib = Math.floor(sizeBytes / 2 ** 20);
   const buffers = Math.max(1, Math.round((options.sharedBuffersBytes ?? 32 * 2 ** 20) / 2 ** 20));
   const settings: Record<string, string> = {
     listen_addresses: '',
@@ -48,17 +49,46 @@ function serverArgs(dir: string, options: PostgresServerOptions): string[] {
     huge_pages: 'off',
     // Segments in the data folder (removed with it) rather than /dev/shm, where a killed server leaves them.
     dynamic_shared_memory_type: 'mmap',
-    temp_file_limit: '2GB',
+    // Within the store's cap: the databases (`base/`, temporary files included) have a tmpfs of the
+    // cap's size, where one session's temporary files stay well below it; the rest (WAL, control
+    // files) a tmpfs of its own (REST_BYTES), so a full store is a statement's error ("could not
+    // extend file"), never a failed WAL or checkpoint write, which would stop the server. The WAL
+    // is recycled at each checkpoint, which max_wal_size triggers.
+    temp_file_limit: `${Math.max(16, Math.min(2048, Math.floor(mib * 0.25)))}MB`,
+    max_wal_size: `${WAL_MIB}MB`,
+    min_wal_size: '32MB',
+    checkpoint_completion_target: '0.5',
     max_locks_per_transaction: '256',
     timezone: 'UTC',
     log_timezone: 'UTC',
     logging_collector: 'off',
     log_min_messages: 'warning',
   };
-  const args = ['-D', join(dir, 'data')];
+  const args = ['-D', dataDir(dir)];
   for (const [name, value] of Object.entries(settings)) args.push('-c', `${name}=${value}`);
   return args;
 }
+
+/**
+ * Address space of each server process (`RLIMIT_AS`, inherited by every backend): a session may
+ * raise `work_mem` or `hash_mem_multiplier` (no privilege bounds them), so without it one sort could
+ * take the host's memory; with it the statement fails with "out of memory" and the server lives on.
+ */
+const BACKEND_MEMORY_BYTES = 2 * 2 ** 30;
+
+/** `prlimit --as=… --` (util-linux) before the server's program, when prlimit is installed. */
+function backendMemoryLimit(): string[] {
+  const prlimit = findProgram(['/usr/bin/prlimit', 'prlimit']);
+  return prlimit ? [prlimit, `--as=${BACKEND_MEMORY_BYTES}`, '--'] : [];
+}
+
+/** `max_wal_size`, in MiB: a checkpoint (cheap without fsync) recycles the log past it. */
+const WAL_MIB = 64;
+/**
+ * The tmpfs of everything but the databases (`base/`, which has the cap): the write-ahead log,
+ * with room for several times `max_wal_size`, the shared catalogues and control files.
+ */
+const REST_BYTES = 6 * WAL_MIB * 2 ** 20;
 
 const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TZ: 'UTC' };
 
@@ -105,7 +135,12 @@ export class PostgresServer extends ManagedServer {
         init: (binaries, dataDir, account) => initdb(binaries.initdb, dataDir, account),
         socketPath: (dir) => join(dir, 'run', '.s.PGSQL.5432'),
         subdirs: ['run'],
-        command: (binaries, dir) => [binaries.postgres, ...serverArgs(dir, options)],
+        split: { folder: 'base', restBytes: REST_BYTES },
+        command: (binaries, dir, _account, sizeBytes) => [
+          ...backendMemoryLimit(),
+          binaries.postgres,
+          ...serverArgs(dir, options, sizeBytes),
+        ],
         env: SERVER_ENV,
         create: (process, dir, binaries) => new PostgresServer(process, dir, binaries.version),
       },

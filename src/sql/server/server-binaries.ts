@@ -38,7 +38,7 @@ function executable(path: string): boolean {
 }
 
 /** The first executable among absolute candidates and names looked up on PATH. */
-function findProgram(candidates: readonly string[]): string | undefined {
+export function findProgram(candidates: readonly string[]): string | undefined {
   const path = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
   for (const candidate of candidates) {
     if (candidate.startsWith('/')) {

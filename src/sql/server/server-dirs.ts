@@ -42,9 +42,11 @@ function onTmpfs(path: string): boolean {
 }
 
 /**
- * Where database servers keep their data: `$INTERCODE_DB_DIR`, else `/dev/shm/intercode-db-<uid>`
- * when /dev/shm is a tmpfs (the data is disposable, and on this kind of machine a disk-backed
- * folder made `CREATE DATABASE` 3 to 10 times slower: 40–230 ms against 13 ms), else
+ * Where the folders of database servers are (socket, the mount point of the capped store that holds
+ * the data: see `capped-store.ts`; the data itself only when namespaces are not available):
+ * `$INTERCODE_DB_DIR`, else `/dev/shm/intercode-db-<uid>` when /dev/shm is a tmpfs (the data is
+ * disposable, and on this kind of machine a disk-backed folder made `CREATE DATABASE` 3 to 10
+ * times slower: 40–230 ms against 13 ms), else
  * `<runtime dir>-db` (`/run/intercode-db` as root). Not inside the sandboxes' runtime directory:
  * that one is private to its user (0700) and a server running under a service account must reach
  * its own folder. As root the base and the owner folders are 0711 (enter, not list); each server's

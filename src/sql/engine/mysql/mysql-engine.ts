@@ -17,7 +17,7 @@ import {
   mysqlTablesDdl,
 } from './mysql-schema.js';
 import { MysqlSession } from './mysql-session.js';
-import { sessionGrant } from './mysql-session-grant.js';
+import { readerGrant, sessionGrant } from './mysql-session-grant.js';
 import type { MysqlSlot } from './mysql-slot.js';
 import { isLocalEndpoint, type MysqlEndpoint, parseMysqlUrl } from './mysql-url.js';
 import { rebuildMysqlCopy } from './rebuild-mysql-copy.js';
@@ -218,23 +218,34 @@ export class MysqlEngine
     prepared: PreparedDatabase,
     database: string,
     user: string,
+    readerUser: string,
   ): Promise<MysqlSlot> {
     const host = backend.endpoint.socketPath ? 'localhost' : '%';
     const password = randomBytes(18).toString('base64url');
+    const reader = { user: readerUser, password: randomBytes(18).toString('base64url') };
     const account = `${mysqlString(user)}@${mysqlString(host)}`;
+    const readerAccount = `${mysqlString(reader.user)}@${mysqlString(host)}`;
     const slot: MysqlSlot = {
       database,
       user,
       password,
+      reader,
       autoIncrements: new Map(),
       dirty: true,
       ...slotSource(prepared),
     };
     this.made(backend, database, account);
+    this.made(backend, database, readerAccount);
     const connection = await mysqlAdminConnection(backend);
     try {
       await connection.query(
-        `DROP USER IF EXISTS ${account}; CREATE USER ${account} IDENTIFIED BY ${mysqlString(password)}; ${sessionGrant(database, account)}`,
+        [
+          `DROP USER IF EXISTS ${account}, ${readerAccount}`,
+          `CREATE USER ${account} IDENTIFIED BY ${mysqlString(password)}`,
+          `CREATE USER ${readerAccount} IDENTIFIED BY ${mysqlString(reader.password)}`,
+          sessionGrant(database, account),
+          readerGrant(database, readerAccount),
+        ].join('; '),
       );
     } finally {
       connection.release();

@@ -33,11 +33,11 @@ export type MysqlStatementCheck = Verdict;
 
 type KindCheck = Omit<Verdict, 'names'>;
 
-/** Functions that reach files or other sessions (named locks are server-wide). */
+/**
+ * Functions the session's privileges cannot deny: named locks are shared by every session of the
+ * server. (Files are its privileges' business: without FILE, `LOAD_FILE` reads nothing.)
+ */
 const REFUSED_FUNCTIONS = new Map([
-  ['LOAD_FILE', 'it reads server files'],
-  ['SYS_EXEC', 'it runs programs'],
-  ['SYS_EVAL', 'it runs programs'],
   ['GET_LOCK', 'named locks are shared by every session of the server'],
   ['RELEASE_LOCK', 'named locks are shared by every session of the server'],
   ['RELEASE_ALL_LOCKS', 'named locks are shared by every session of the server'],
@@ -45,23 +45,12 @@ const REFUSED_FUNCTIONS = new Map([
   ['IS_USED_LOCK', 'named locks are shared by every session of the server'],
 ]);
 
-/** Statements (by first word) that administer the server or run statements hidden in strings. */
+/**
+ * Statements (by first word) refused whatever the privileges: XA transactions outlive the session
+ * (a prepared one keeps its locks after the connection ends), and prepared statements would run
+ * text built at run time, past the checks here.
+ */
 const REFUSED_FIRST_WORDS = new Map([
-  ['GRANT', 'privilege changes are not allowed'],
-  ['REVOKE', 'privilege changes are not allowed'],
-  ['LOAD', 'LOAD DATA and LOAD XML are not allowed: a session cannot read files'],
-  ['SHUTDOWN', 'server administration is not allowed'],
-  ['KILL', 'server administration is not allowed'],
-  ['FLUSH', 'server administration is not allowed'],
-  ['RESET', 'server administration is not allowed'],
-  ['PURGE', 'server administration is not allowed'],
-  ['CHANGE', 'server administration is not allowed'],
-  ['STOP', 'server administration is not allowed'],
-  ['INSTALL', 'server administration is not allowed'],
-  ['UNINSTALL', 'server administration is not allowed'],
-  ['BINLOG', 'server administration is not allowed'],
-  ['CACHE', 'server administration is not allowed'],
-  ['BACKUP', 'server administration is not allowed'],
   ['XA', 'XA transactions are not allowed: they outlive the session'],
   ['PREPARE', 'prepared statements are not allowed: run the statement itself'],
   ['EXECUTE', 'prepared statements are not allowed: run the statement itself'],
@@ -118,17 +107,12 @@ function refusal(kind: MysqlStatementKind, reason: string): KindCheck {
   return { kind, refusal: reason };
 }
 
-/** Refusals that apply wherever the words appear (functions, `INTO OUTFILE`, plugins). */
+/** Refusals that apply wherever the words appear (named locks). */
 function anywhereRefusal(tokens: readonly SqlToken[]): string | undefined {
-  for (let i = 0; i < tokens.length; i++) {
-    const name = word(tokens[i]);
-    if (!name) continue;
-    const reason = REFUSED_FUNCTIONS.get(name);
+  for (const token of tokens) {
+    const name = word(token);
+    const reason = name ? REFUSED_FUNCTIONS.get(name) : undefined;
     if (reason) return `${name}() is not allowed: ${reason}`;
-    if (name === 'INTO' && (word(tokens[i + 1]) === 'OUTFILE' || word(tokens[i + 1]) === 'DUMPFILE')) {
-      return `SELECT … INTO ${word(tokens[i + 1])} is not allowed: a session cannot write files`;
-    }
-    if (name === 'SONAME') return 'loading server plugins or functions from libraries is not allowed';
   }
   return undefined;
 }
@@ -143,9 +127,9 @@ function objectWord(words: readonly string[]): string {
 }
 
 function setCheck(tokens: readonly SqlToken[], words: readonly string[]): KindCheck {
-  if (words[1] === 'PASSWORD' || words[1] === 'ROLE' || (words[1] === 'DEFAULT' && words[2] === 'ROLE')) {
-    return refusal('other', 'privilege changes are not allowed');
-  }
+  // Any account may change its own password, which no privilege denies: the session could no
+  // longer connect to its copy.
+  if (words[1] === 'PASSWORD') return refusal('other', 'password changes are not allowed');
   if (words[1] === 'STATEMENT') {
     const at = words.indexOf('FOR');
     if (at < 0) return { kind: 'other' };
@@ -158,14 +142,6 @@ function setCheck(tokens: readonly SqlToken[], words: readonly string[]): KindCh
   for (const token of tokens) {
     const text = token.text.toLowerCase();
     const name = word(token);
-    if (
-      name === 'GLOBAL' ||
-      name === 'PERSIST' ||
-      name === 'PERSIST_ONLY' ||
-      /^@@(global|persist)/.test(text)
-    ) {
-      return refusal('other', 'server settings cannot be changed (SET GLOBAL / PERSIST)');
-    }
     if (name === 'COMPLETION_TYPE' || text.includes('completion_type')) {
       return refusal('other', 'completion_type cannot be changed: it would end the connection on COMMIT');
     }
@@ -186,20 +162,18 @@ function checkTokens(tokens: readonly SqlToken[]): KindCheck {
   if (refused) return refusal('other', refused);
   if (first === 'CREATE' || first === 'ALTER' || first === 'DROP' || first === 'RENAME') {
     const object = objectWord(words);
-    if (object === 'USER' || object === 'ROLE') return refusal('other', 'privilege changes are not allowed');
+    // The session holds DROP and ALTER on its copy (for its tables, which MySQL cannot grant
+    // apart), so only this check keeps the copy itself (and its options) as the reset expects it.
     if (object === 'DATABASE' || object === 'SCHEMA') {
       return refusal('other', `${first} ${object} is not allowed: a session stays on its own database`);
     }
-    if (object === 'SERVER') return refusal('other', 'server administration is not allowed');
+    if (object === 'USER' && first === 'ALTER') return refusal('other', 'password changes are not allowed');
     // Temporary tables live in the session only; `COM_RESET_CONNECTION` drops them.
     if ((first === 'CREATE' || first === 'DROP') && words.slice(1, 4).includes('TEMPORARY'))
       return { kind: 'read' };
     return { kind: 'other' };
   }
-  if (first === 'START') {
-    if (words[1] === 'TRANSACTION') return { kind: 'commit' };
-    return refusal('other', 'server administration is not allowed');
-  }
+  if (first === 'START' && words[1] === 'TRANSACTION') return { kind: 'commit' };
   if (first === 'COMMIT' || first === 'ROLLBACK') {
     const release = words.indexOf('RELEASE');
     if (release > 0 && words[release - 1] !== 'NO') {
@@ -260,14 +234,17 @@ function explainCheck(tokens: readonly SqlToken[], words: readonly string[]): Ki
 /**
  * Checks one MySQL statement: why it is refused (a refusal is an error outcome, the statement never
  * reaches the server), what it may change (for the reset), and the target of `USE`. The server's
- * privileges are the real barrier (the session's account has rights on its own database only, no
- * FILE, SUPER, PROCESS or GRANT OPTION; `local_infile` is off on both ends; `secure_file_priv` points
- * at an empty folder); these checks give clear messages and keep out what privileges do not cover:
- * files (`LOAD_FILE`, `INTO OUTFILE/DUMPFILE`, `LOAD DATA [LOCAL]`), privilege and user statements,
- * other databases (`USE`, `CREATE/DROP DATABASE`), server administration and settings
- * (`SET GLOBAL`, `KILL`, `SHUTDOWN`, `FLUSH`, plugins), statements that end the connection
- * (`COMMIT RELEASE`), XA and prepared statements (which run SQL hidden in a string), and named locks
- * (`GET_LOCK`: shared by every session of the server). Conditional comments are read as code.
+ * privileges are the barrier (the session's account has rights on its own database only, no FILE,
+ * SUPER, PROCESS, RELOAD, SHUTDOWN, CREATE USER or GRANT OPTION; `local_infile` is off on both ends;
+ * `secure_file_priv` points at an empty folder): files, other databases, accounts, privileges,
+ * plugins and server settings are denied there (`test/sql/engine/mysql/mysql-privileges.test.ts`).
+ * Refused here is only what privileges cannot express: the copy itself (`DROP/ALTER DATABASE`: the
+ * session needs DROP and ALTER for its tables), its own password (`SET PASSWORD`, `ALTER USER`),
+ * statements that end the connection (`COMMIT RELEASE`, `completion_type`), XA transactions (they
+ * outlive the session), named locks (`GET_LOCK`: shared by every session of the server), and
+ * prepared statements (which would run text built at run time; without them, and without stored
+ * routines, which the account cannot create, every statement is text these checks see). Conditional
+ * comments are read as code.
  */
 export function checkMysqlStatement(statement: SqlStatement): MysqlStatementCheck {
   const tokens = codeTokens(statement.tokens);

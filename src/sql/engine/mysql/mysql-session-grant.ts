@@ -13,3 +13,11 @@ export function grantPattern(database: string): string {
 export function sessionGrant(database: string, account: string): string {
   return `GRANT ${SESSION_PRIVILEGES} ON ${grantPattern(database)}.* TO ${account}`;
 }
+
+/** Privileges of a copy's reader account (the reference connection's), on the copy only. */
+export const READER_PRIVILEGES = 'SELECT, SHOW VIEW';
+
+/** The `GRANT` that lets a copy's reader account (`'user'@'host'`) read that copy only. */
+export function readerGrant(database: string, account: string): string {
+  return `GRANT ${READER_PRIVILEGES} ON ${grantPattern(database)}.* TO ${account}`;
+}

@@ -2,7 +2,7 @@ import mysql, { type Connection } from 'mysql2';
 import type { SqlStatement } from '../../dump/split-statements.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { oneLineMessage, type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
-import type { QueryOptions, QueryOutcome } from '../sql-engine.js';
+import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
 import { checkMysqlStatement, type MysqlStatementCheck, type MysqlStatementKind } from './mysql-guard.js';
 import { type MysqlFlavor, mysqlName } from './mysql-schema.js';
 import type { MysqlSlot } from './mysql-slot.js';
@@ -16,6 +16,11 @@ export interface MysqlSessionHost extends ServerSessionHost<MysqlSlot> {
   readonly endpoint: MysqlEndpoint;
   readonly flavor: MysqlFlavor;
   readonly sqlMode: string;
+  /**
+   * The session is a copy's reference connection (its reader account, autocommit on so that no
+   * transaction or metadata lock outlives a statement).
+   */
+  readonly isReference?: boolean;
   /**
    * Rebuilds a copy from its template: all of it, or (`touched`: lower-case names the session's
    * changing statements mentioned) only what may differ.
@@ -111,6 +116,16 @@ export class MysqlSession extends ServerSession<
     this.recovered();
   }
 
+  /** The copy's reference connection: its reader account, read-only rights, autocommit on. */
+  protected openReference(): Promise<SqlSession> {
+    const { user, password } = this.slot.reader;
+    return MysqlSession.open(
+      this.database,
+      { ...this.slot, user, password },
+      { ...this.host, isReference: true, release: () => {}, rebuild: async () => {} },
+    );
+  }
+
   protected override renewCopy(): Promise<void> {
     return this.host.rebuild(this.slot);
   }
@@ -167,8 +182,14 @@ export class MysqlSession extends ServerSession<
     connection.destroy();
   }
 
-  protected started(): Promise<void> {
-    return this.setup(false);
+  /**
+   * The settings, then a statement that sets `FOUND_ROWS()` to 0: MariaDB hands a new connection a
+   * cached server thread that keeps the last row count of the connection that used it before
+   * (another session's, or a reference connection's gold).
+   */
+  protected async started(): Promise<void> {
+    await this.setup(false);
+    await this.simple('SELECT 1 FROM DUAL WHERE 0');
   }
 
   /** Records what a statement may change, before it runs. */
@@ -197,7 +218,7 @@ export class MysqlSession extends ServerSession<
       'NAMES utf8mb4 COLLATE utf8mb4_general_ci',
       `SESSION sql_mode = '${this.host.sqlMode.replaceAll("'", "''")}'`,
       "time_zone = '+00:00'",
-      'autocommit = 0',
+      this.host.isReference ? 'autocommit = 1' : 'autocommit = 0',
     ];
     if (this.host.flavor === 'mysql') settings.push('information_schema_stats_expiry = 0');
     // MariaDB breaks ties of a sort over an in-memory temporary table (GROUP BY … ORDER BY

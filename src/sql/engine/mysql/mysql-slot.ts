@@ -4,6 +4,8 @@ export interface MysqlSlot {
   readonly database: string;
   readonly user: string;
   readonly password: string;
+  /** The copy's reader account (`SELECT`, `SHOW VIEW` on the copy only): the reference connection's. */
+  readonly reader: { readonly user: string; readonly password: string };
   /** The template database it is rebuilt from. */
   readonly template: string;
   /** The dump's tables, in dump order. */

@@ -3,6 +3,20 @@ import { errorReason, SqlEngineError } from '../sql-engine-error.js';
 import { AGENT_ROLE, dropForce, type PostgresBackend, postgresAdminClient } from './postgres-backend.js';
 import { pgDatabase, pgName, pgString } from './postgres-schema.js';
 
+/**
+ * Functions PostgreSQL lets every role run that reach beyond the database, revoked in each template
+ * (copies inherit it; only the owner of `pg_catalog`, a superuser, can): `pg_logical_emit_message`
+ * writes straight to the server's write-ahead log, outside the episode's transaction (a large
+ * message could fill the log's store, which stops the server), and the advisory locks are shared by
+ * every session of the server (intercode's own template builds take them).
+ */
+const REVOKE_SERVER_WIDE_FUNCTIONS = `DO $$ DECLARE f regprocedure; BEGIN
+  FOR f IN SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
+    WHERE p.pronamespace = 'pg_catalog'::regnamespace
+      AND (p.proname ~ '^pg_(try_)?advisory_' OR p.proname = 'pg_logical_emit_message')
+  LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); END LOOP;
+END $$`;
+
 /** What a template's comment starts with once it is complete (the rest is {@link BuiltTemplate} as JSON). */
 const READY = 'intercode template ';
 
@@ -69,6 +83,7 @@ async function loadTemplate(
   try {
     if (backend.textMode === 'citext') await client.query('CREATE EXTENSION IF NOT EXISTS citext');
     await client.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${AGENT_ROLE}`);
+    if (backend.superuser) await client.query(REVOKE_SERVER_WIDE_FUNCTIONS);
     await client.query(`BEGIN; SET LOCAL ROLE ${AGENT_ROLE}`);
     for (const [index, table] of tables.entries()) {
       try {

@@ -46,9 +46,17 @@ interface PreparedDatabase {
   readonly skippedForeignKeys: readonly string[];
   /** The dump model of the database's tables, for MySQL introspection (`postgres-catalogue.ts`). */
   readonly schema: PostgresPristineSchema;
+  /** Bytes a copy may take before its session's reset makes it anew: the template's size and a margin. */
+  readonly copyBytes: number;
   readonly free: PostgresSlot[];
   slots: number;
 }
+
+/**
+ * How much a copy may grow (rows its sessions wrote and rolled back stay in its files: autovacuum is
+ * off) before a reset makes it anew from its template, so that episodes never pile data up in it.
+ */
+const COPY_GROWTH_BYTES = 32 * 2 ** 20;
 
 /** Template databases built at once by `prepare`. */
 const PREPARE_WORKERS = 3;
@@ -160,7 +168,12 @@ export class PostgresEngine
         const mode = backend.textMode === 'citext' ? '' : 't';
         const template = this.templateName(dump, database, `${POSTGRES_CONVERTER_VERSION}${mode}`);
         const built = await buildPostgresTemplate(backend, database, template);
+        const { rows } = await backend.pool.query<{ size: string }>(
+          'SELECT pg_database_size($1)::text AS size',
+          [template],
+        );
         this.prepared.add({
+          copyBytes: Number(rows[0]?.size ?? 0) + COPY_GROWTH_BYTES,
           name: database.name,
           sha256: dump.sha256,
           template,
@@ -180,40 +193,76 @@ export class PostgresEngine
     prepared: PreparedDatabase,
     database: string,
     role: string,
+    readerRole: string,
   ): Promise<PostgresSlot> {
     const password = randomBytes(18).toString('base64url');
+    const reader = { role: readerRole, password: randomBytes(18).toString('base64url') };
     this.made(backend, database, role);
-    const strategy = backend.versionNum >= 150000 ? ' STRATEGY FILE_COPY' : '';
+    this.made(backend, database, reader.role);
+    const limited = 'NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS';
     const statements = [
-      `CREATE ROLE ${pgName(role)} LOGIN PASSWORD ${pgString(password)} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS IN ROLE ${AGENT_ROLE}`,
-      ...(backend.superuser ? [] : [`GRANT ${pgName(role)} TO CURRENT_USER`]),
-      `CREATE DATABASE ${pgName(database)} TEMPLATE ${pgName(prepared.template)}${strategy}`,
-      `REVOKE ALL ON DATABASE ${pgName(database)} FROM PUBLIC`,
-      `GRANT CONNECT, TEMPORARY ON DATABASE ${pgName(database)} TO ${pgName(role)}`,
+      `CREATE ROLE ${pgName(role)} LOGIN PASSWORD ${pgString(password)} ${limited} IN ROLE ${AGENT_ROLE}`,
+      // The reader (the reference connection's role) runs only read-only transactions. The session's
+      // role is no member of it, so it sees none of its activity; with a superuser, its statements
+      // are not even counted in the statistics views (track_counts, track_activities).
+      `CREATE ROLE ${pgName(reader.role)} LOGIN PASSWORD ${pgString(reader.password)} ${limited} IN ROLE ${AGENT_ROLE}`,
+      `ALTER ROLE ${pgName(reader.role)} SET default_transaction_read_only = on`,
+      ...(backend.superuser
+        ? [
+            `ALTER ROLE ${pgName(reader.role)} SET track_counts = off`,
+            `ALTER ROLE ${pgName(reader.role)} SET track_activities = off`,
+          ]
+        : [`GRANT ${pgName(role)}, ${pgName(reader.role)} TO CURRENT_USER`]),
     ];
+    const slot = { database, role, password, reader, sequenceReset: prepared.sequenceReset };
     try {
       for (const statement of statements) await backend.pool.query(statement);
+      for (const statement of copyStatements(backend, prepared, slot)) await backend.pool.query(statement);
     } catch (error) {
-      throw (
-        this.failure ??
-        new SqlEngineError('SQL_ENGINE_FAILED', `creating ${database} failed: ${errorReason(error)}`, {
-          cause: error,
-        })
-      );
+      throw this.copyFailure(database, error);
     }
-    return { database, role, password, sequenceReset: prepared.sequenceReset };
+    return slot;
   }
 
-  protected openSession(
+  /** Drops a session's copy (ending its connections) and makes it again from the template. */
+  private async recreate(backend: PostgresBackend, prepared: PreparedDatabase, slot: PostgresSlot) {
+    try {
+      if (backend.versionNum < 130000) {
+        await backend.pool.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [slot.database],
+        );
+      }
+      await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(slot.database)}${dropForce(backend)}`);
+      for (const statement of copyStatements(backend, prepared, slot)) await backend.pool.query(statement);
+      slot.stale = false;
+    } catch (error) {
+      throw this.copyFailure(slot.database, error);
+    }
+  }
+
+  private copyFailure(database: string, error: unknown): SqlEngineError {
+    return (
+      this.failure ??
+      new SqlEngineError('SQL_ENGINE_FAILED', `creating ${database} failed: ${errorReason(error)}`, {
+        cause: error,
+      })
+    );
+  }
+
+  protected async openSession(
     backend: PostgresBackend,
     prepared: PreparedDatabase,
     slot: PostgresSlot,
   ): Promise<PostgresSession> {
+    if (slot.stale) await this.recreate(backend, prepared, slot);
     const { host, port } = backend.endpoint;
     const sessionHost = {
       ...this.sessionHost(backend),
       endpoint: { host, ...(port !== undefined ? { port } : {}) },
       doubleQuotedStrings: this.options.doubleQuotedStrings ?? true,
+      copyBytes: prepared.copyBytes,
+      recreate: () => this.recreate(backend, prepared, slot),
     };
     return PostgresSession.open(prepared.name, slot, sessionHost, prepared.schema);
   }
@@ -246,4 +295,16 @@ export class PostgresEngine
   protected async dropAccount(backend: PostgresBackend, role: string): Promise<void> {
     await backend.pool.query(`DROP ROLE IF EXISTS ${pgName(role)}`).catch(() => {});
   }
+}
+
+/** A session copy made from its template, open to its two roles only. */
+function copyStatements(backend: PostgresBackend, prepared: PreparedDatabase, slot: PostgresSlot): string[] {
+  const strategy = backend.versionNum >= 150000 ? ' STRATEGY FILE_COPY' : '';
+  const database = pgName(slot.database);
+  return [
+    `CREATE DATABASE ${database} TEMPLATE ${pgName(prepared.template)}${strategy}`,
+    `REVOKE ALL ON DATABASE ${database} FROM PUBLIC`,
+    `GRANT CONNECT, TEMPORARY ON DATABASE ${database} TO ${pgName(slot.role)}`,
+    `GRANT CONNECT ON DATABASE ${database} TO ${pgName(slot.reader.role)}`,
+  ];
 }

@@ -9,7 +9,7 @@ import { SqlEngineError } from '../sql-engine-error.js';
  * Version of the MySQL → PostgreSQL conversion below. Bump it whenever the DDL or the value
  * conversion changes: it is part of the template databases' names on a server given by `--db-url`.
  */
-export const POSTGRES_CONVERTER_VERSION = 1;
+export const POSTGRES_CONVERTER_VERSION = 2;
 
 /** How text columns compare. */
 export type PostgresTextMode = 'citext' | 'text';

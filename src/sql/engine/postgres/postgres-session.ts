@@ -11,7 +11,7 @@ import {
 import { doubleQuotedAsString } from '../double-quoted-as-string.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
-import type { QueryOptions, QueryOutcome } from '../sql-engine.js';
+import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
 import { PostgresCatalogue, type PostgresPristineSchema } from './postgres-catalogue.js';
 import { UNDEFINED_COLUMN, unresolvedColumn } from './postgres-double-quoted.js';
 import { checkPostgresStatement, type PostgresStatementCheck } from './postgres-guard.js';
@@ -30,9 +30,16 @@ export interface PostgresSlot {
   readonly database: string;
   readonly role: string;
   readonly password: string;
+  /** The copy's reader role (read-only transactions): the reference connection's. */
+  readonly reader: { readonly role: string; readonly password: string };
   /** `SELECT setval(…)` of every sequence of the template (they are not transactional), or ''. */
   readonly sequenceReset: string;
+  /** The copy must be made anew from its template before a session uses it. */
+  stale?: boolean;
 }
+
+/** SQLSTATE `disk_full`: the server's store is full. */
+const DISK_FULL = '53100';
 
 /** What a session needs from its engine. */
 export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
@@ -40,7 +47,22 @@ export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
   readonly endpoint: Omit<PostgresEndpoint, 'user' | 'password' | 'database'>;
   /** `"x"` that names no column reads as the string `'x'` (see `postgres-double-quoted.ts`). */
   readonly doubleQuotedStrings: boolean;
+  /**
+   * The session is a copy's reference connection: its reader role, every statement in a read-only
+   * transaction of its own (ended at once, so that no lock outlives it), no sequences to set back.
+   */
+  readonly isReference?: boolean;
+  /** Bytes the copy may take before a reset makes it anew (`recreate`). */
+  readonly copyBytes: number;
+  /** Drops the copy, ending its connections, and makes it again from its template. */
+  recreate(): Promise<void>;
 }
+
+/**
+ * How a statement of the reference connection ends: its transaction rolled back (it only read) and
+ * the next opened, in the round trip that ends any statement, so that none of its locks outlives it.
+ */
+const REFERENCE_STATEMENT_END = `ROLLBACK; BEGIN; SAVEPOINT ${PostgresStatementRunner.savepoint}`;
 
 /** Rewrites of one query for double-quoted strings (one per distinct unresolved name). */
 const MAX_REWRITES = 64;
@@ -88,9 +110,15 @@ export class PostgresSession extends ServerSession<
     killGraceMs: () => this.host.killGraceMs,
     interrupt: (how) => this.host.interrupt(this.backendId, how),
     lost: () => this.lost,
+    ...(this.host.isReference ? { statementEnd: REFERENCE_STATEMENT_END } : {}),
     simple: (sql) => this.simple(sql),
     extended: (sql) => this.extended(sql),
   });
+
+  /** A statement since the reset may have written (rolled-back rows stay in the copy's files). */
+  #wrote = false;
+  /** The copy must be made anew at the reset (it filled the store, or grew past `copyBytes`). */
+  #recreate = false;
 
   private constructor(
     database: string,
@@ -124,6 +152,7 @@ export class PostgresSession extends ServerSession<
     if (introspection && introspection.kind !== 'unsupported')
       return this.introspect(introspection, options, clock);
     let text = statement.text;
+    if (!verdict.cursor) this.#wrote = true;
     for (let attempt = 0; ; attempt++) {
       const result = await this.#runner.run(text, verdict.cursor, options);
       if (result.lost) return this.afterLoss(result.lost, result.timedOut, options, clock.elapsed);
@@ -143,10 +172,51 @@ export class PostgresSession extends ServerSession<
     }
   }
 
+  /**
+   * Rolls the episode back. Rows written and rolled back stay in the copy's files (no vacuum), so
+   * after an episode that may have written, the copy's size is checked, and a copy that grew past
+   * its bound or filled the store is made anew from its template (tens of milliseconds).
+   */
   protected async renew(): Promise<void> {
     await this.simple('ROLLBACK');
     await this.simple('DISCARD ALL');
-    await this.begin();
+    if (this.#wrote && !this.#recreate) {
+      const reply = (await this.simple(
+        'SELECT pg_database_size(current_database())::float8',
+      )) as pg.QueryResult;
+      if (Number((reply.rows[0] as unknown[] | undefined)?.[0]) > this.host.copyBytes) this.#recreate = true;
+    }
+    this.#wrote = false;
+    if (this.#recreate) await this.recover();
+    else await this.begin();
+  }
+
+  protected override async renewCopy(): Promise<void> {
+    if (!this.#recreate) return;
+    this.#recreate = false;
+    this.#wrote = false;
+    await this.host.recreate();
+  }
+
+  protected override closing(): void {
+    if (this.#wrote || this.#recreate) this.slot.stale = true;
+  }
+
+  /** The copy's reference connection, as its reader role. */
+  protected openReference(): Promise<SqlSession> {
+    const { role, password } = this.slot.reader;
+    return PostgresSession.open(
+      this.database,
+      { ...this.slot, role, password, sequenceReset: '' },
+      {
+        ...this.host,
+        isReference: true,
+        release: () => {},
+        copyBytes: Number.POSITIVE_INFINITY,
+        recreate: async () => {},
+      },
+      this.schema,
+    );
   }
 
   protected createConnection(): pg.Client {
@@ -234,6 +304,7 @@ export class PostgresSession extends ServerSession<
   private outcome(result: PostgresRunResult, options: QueryOptions, durationMs: number): QueryOutcome {
     const { error } = result;
     if (error) {
+      if (error.code === DISK_FULL) this.#recreate = true;
       if (result.timedOut && error.code === QUERY_CANCELED)
         return timedOutOutcome(options.timeoutMs, durationMs);
       return errorOutcome(oneLine(error.message), error.code, durationMs);

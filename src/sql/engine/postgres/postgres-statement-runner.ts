@@ -49,6 +49,11 @@ export interface PostgresRunnerContext {
   interrupt(how: Interruption): Promise<void>;
   /** The loss of the session's connection, if it was lost. */
   lost(): Error | undefined;
+  /**
+   * What ends a statement that succeeded and opens the savepoint of the next (default: release the
+   * savepoint and open it again, so that the statement's effects stay in the episode's transaction).
+   */
+  readonly statementEnd?: string;
   /** One of the session's own statements (simple protocol, several allowed). */
   simple(sql: string): Promise<pg.QueryResult | pg.QueryResult[]>;
   /** The agent's statement (extended protocol: exactly one statement). */
@@ -98,7 +103,7 @@ export class PostgresStatementRunner {
       if (declared) await this.fetch(options, result);
       else {
         const direct = await this.session.extended(sql);
-        await this.session.simple(NEXT_STATEMENT);
+        await this.session.simple(this.session.statementEnd ?? NEXT_STATEMENT);
         this.direct(direct, options, result);
       }
     } catch (error) {
@@ -140,7 +145,7 @@ export class PostgresStatementRunner {
       ? [`FETCH FORWARD ${maxRows} FROM ${CURSOR}`, `MOVE FORWARD ${move} IN ${CURSOR}`]
       : [`FETCH ALL FROM ${CURSOR}`];
     const replies = (await this.session.simple(
-      [...steps, `CLOSE ${CURSOR}`, NEXT_STATEMENT].join('; '),
+      [...steps, `CLOSE ${CURSOR}`, this.session.statementEnd ?? NEXT_STATEMENT].join('; '),
     )) as pg.QueryResult[];
     const fetched = replies[0] as pg.QueryResult;
     result.fields = fetched.fields;

@@ -4,8 +4,17 @@ export type SqliteChildRequest =
   | { readonly op: 'open'; readonly file: string }
   /** Replace the working copy with a fresh copy of the pristine image. */
   | { readonly op: 'reset' }
-  /** Run one statement; rows past `maxRows` are counted up to `countLimit`. */
-  | { readonly op: 'query'; readonly sql: string; readonly maxRows: number; readonly countLimit: number }
+  /**
+   * Run one statement; rows past `maxRows` are counted up to `countLimit`. `reference`: the
+   * statement must only read (SQLite's `sqlite3_stmt_readonly`), else it is refused unrun.
+   */
+  | {
+      readonly op: 'query';
+      readonly sql: string;
+      readonly maxRows: number;
+      readonly countLimit: number;
+      readonly reference?: boolean;
+    }
   /** Run statements that succeeded before, in order, stopping at the first error. */
   | { readonly op: 'replay'; readonly statements: readonly string[] };
 

@@ -57,12 +57,22 @@ function failure(error) {
   return { kind: 'error', message, code };
 }
 
-function query(sql, maxRows, countLimit) {
+// `reference`: the statement must only read (SQLite's own verdict, sqlite3_stmt_readonly), so that
+// it leaves nothing on the connection the session can observe: changes(), total_changes() and
+// last_insert_rowid() move only with writes, and the database stays as it was.
+function query(sql, maxRows, countLimit, reference = false) {
   let statement;
   try {
     statement = db.prepare(sql);
   } catch (error) {
     return failure(error);
+  }
+  if (reference && !statement.readonly) {
+    return {
+      kind: 'error',
+      message: 'the reference query must only read (it would change the database)',
+      code: 'SQLITE_READONLY',
+    };
   }
   const changes = !(statement.reader && statement.readonly);
   try {
@@ -108,7 +118,7 @@ function handle(message) {
       open();
       return { kind: 'ok' };
     case 'query':
-      return query(message.sql, message.maxRows, message.countLimit);
+      return query(message.sql, message.maxRows, message.countLimit, message.reference === true);
     case 'replay':
       return replay(message.statements);
     default:

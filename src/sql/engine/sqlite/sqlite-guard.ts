@@ -38,9 +38,6 @@ const SESSION_PRAGMAS = new Set([
 /** Pragmas that are refused even as a read, because their read form has effects. */
 const REFUSED_PRAGMAS = new Set(['optimize', 'shrink_memory', 'incremental_vacuum', 'wal_checkpoint']);
 
-/** SQL functions that reach outside the database. */
-const REFUSED_FUNCTIONS = new Set(['load_extension']);
-
 function word(token: SqlToken | undefined): string {
   return token?.kind === 'word' ? token.value.toLowerCase() : '';
 }
@@ -66,12 +63,14 @@ function pragmaRefusal(tokens: readonly SqlToken[]): string | undefined {
 }
 
 /**
- * Why a SQLite statement is refused, or undefined when it may run. better-sqlite3 12 exposes neither
- * an authorizer nor `sqlite3_limit(SQLITE_LIMIT_ATTACHED)`, so statements are refused by their
- * tokens (SQLite's quoting rules, comments ignored): `ATTACH`/`DETACH` (files outside the session's
- * database), `VACUUM INTO` (writes a file), `load_extension(…)` as a function name anywhere (also
- * disabled by SQLite: better-sqlite3 turns on only the C API), and every `PRAGMA` except the
- * read-only ones and a few that change only the session's connection. What is not refused is
+ * Why a SQLite statement is refused, or undefined when it may run. SQLite has no accounts, and
+ * better-sqlite3 12 exposes neither an authorizer nor `sqlite3_limit(SQLITE_LIMIT_ATTACHED)`, so
+ * the statements that reach files are refused by their first words (SQLite's quoting rules,
+ * comments ignored): `ATTACH`/`DETACH` (files outside the session's database), `VACUUM INTO`
+ * (writes a file), and every `PRAGMA` except the read-only ones and a few that change only the
+ * session's connection. These rules are sound as words: SQLite runs no SQL built at run time (no
+ * `EXECUTE`, and a trigger body holds DML only). `load_extension(…)` is SQLite's own refusal ("not
+ * authorized": better-sqlite3 turns on only the C API), not a rule here. What is not refused is
  * confined by the engine: the database is an in-memory copy, defensive mode is on (no
  * `writable_schema`, no `sqlite_dbpage` writes), `trusted_schema` is off, temporary storage is in
  * memory, and the process has a memory limit.
@@ -89,17 +88,6 @@ export function sqliteRefusal(statement: SqlStatement): string | undefined {
   if (first === 'vacuum' && tokens.some((token) => isKeyword(token, 'INTO'))) {
     return 'VACUUM INTO is not allowed: it writes a file';
   }
-  if (first === 'pragma') {
-    const refusal = pragmaRefusal(tokens);
-    if (refusal) return refusal;
-  }
-  for (const token of statement.tokens) {
-    if (
-      (token.kind === 'word' || token.kind === 'quoted-identifier') &&
-      REFUSED_FUNCTIONS.has(token.value.toLowerCase())
-    ) {
-      return `${token.value.toLowerCase()}() is not allowed`;
-    }
-  }
+  if (first === 'pragma') return pragmaRefusal(tokens);
   return undefined;
 }

@@ -108,6 +108,21 @@ export class SqliteSession implements SqlSession {
   }
 
   async query(sql: string, options: QueryOptions): Promise<QueryOutcome> {
+    return this.run(sql, options, false);
+  }
+
+  /**
+   * The statement on the session's connection, provided SQLite finds that it only reads
+   * (`sqlite3_stmt_readonly`; anything else is refused unrun): a statement that only reads leaves
+   * nothing a later statement of the connection can observe (`changes()`, `total_changes()` and
+   * `last_insert_rowid()` move only with writes), so a second connection, a second copy of the
+   * database in memory, would buy nothing (see `SqlSession.referenceQuery`).
+   */
+  referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome> {
+    return this.run(sql, options, true);
+  }
+
+  private async run(sql: string, options: QueryOptions, reference: boolean): Promise<QueryOutcome> {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     if (this.closed) throw this.closedError();
@@ -117,7 +132,7 @@ export class SqliteSession implements SqlSession {
     if (refusal) return refusedOutcome(refusal, QUERY_ERROR.forbidden, elapsed());
     const deadline = started + Math.max(0, options.timeoutMs);
     const introspection = recognizeMysqlIntrospection(check.statement.tokens);
-    if (introspection) return this.introspect(introspection, options, deadline, elapsed);
+    if (introspection) return this.introspect(introspection, options, deadline, elapsed, reference);
     let text = sql;
     for (let attempt = 0; ; attempt++) {
       const process = await this.ready();
@@ -126,6 +141,7 @@ export class SqliteSession implements SqlSession {
         sql: text,
         maxRows: Math.max(0, options.maxRows),
         countLimit: this.limits.countLimit,
+        ...(reference ? { reference } : {}),
       } as const;
       const result = await this.within(process.request(request), deadline);
       if (this.closed) throw this.closedError();
@@ -155,7 +171,7 @@ export class SqliteSession implements SqlSession {
           continue;
         }
       }
-      return this.outcome(text, reply, elapsed());
+      return this.outcome(reference ? undefined : text, reply, elapsed());
     }
   }
 
@@ -165,8 +181,9 @@ export class SqliteSession implements SqlSession {
     options: QueryOptions,
     deadline: number,
     elapsed: () => number,
+    reference: boolean,
   ): Promise<QueryOutcome> {
-    const catalogue = new SqliteCatalogue(this.schema, (sql) => this.catalogueRows(sql, deadline));
+    const catalogue = new SqliteCatalogue(this.schema, (sql) => this.catalogueRows(sql, deadline, reference));
     try {
       const outcome = await answerMysqlIntrospection(statement, catalogue);
       return { ...limitIntrospectionRows(outcome, Math.max(0, options.maxRows)), durationMs: elapsed() };
@@ -179,9 +196,15 @@ export class SqliteSession implements SqlSession {
   }
 
   /** Rows of an internal read-only query on the session's connection (not remembered for replay). */
-  private async catalogueRows(sql: string, deadline: number): Promise<unknown[][]> {
+  private async catalogueRows(sql: string, deadline: number, reference: boolean): Promise<unknown[][]> {
     const process = await this.ready();
-    const request = { op: 'query', sql, maxRows: CATALOGUE_ROWS, countLimit: CATALOGUE_ROWS } as const;
+    const request = {
+      op: 'query',
+      sql,
+      maxRows: CATALOGUE_ROWS,
+      countLimit: CATALOGUE_ROWS,
+      ...(reference ? { reference } : {}),
+    } as const;
     const result = await this.within(process.request(request), deadline);
     if (this.closed) throw this.closedError();
     if (result === 'timeout') {
@@ -250,7 +273,8 @@ export class SqliteSession implements SqlSession {
     return new SqlEngineError('SQL_SESSION_CLOSED', `the SQLite session on ${this.database} is closed`);
   }
 
-  private outcome(sql: string, reply: SqliteChildReply, durationMs: number): QueryOutcome {
+  /** The reply as an outcome; `sql` (the session's own statements) is remembered for replay when it changed something. */
+  private outcome(sql: string | undefined, reply: SqliteChildReply, durationMs: number): QueryOutcome {
     if (reply.kind === 'error') {
       return {
         kind: 'error',
@@ -259,7 +283,7 @@ export class SqliteSession implements SqlSession {
         durationMs,
       };
     }
-    if (reply.changes) this.remember(sql);
+    if (reply.changes && sql !== undefined) this.remember(sql);
     if (reply.kind === 'ok') {
       return {
         kind: 'ok',

@@ -19,35 +19,34 @@ describe('checkPostgresStatement', () => {
     'SAVEPOINT a',
     'RELEASE SAVEPOINT a',
     "PREPARE TRANSACTION 'x'",
+    'COPY t FROM STDIN',
+  ])('refuses %s (it would break the session)', (sql) => {
+    expect(check(sql).refusal).toBeTruthy();
+  });
+
+  // The session role's privileges stop these on the server (postgres-privileges.test.ts): a word
+  // filter would only be theatre, since a DO block can build any word at run time.
+  it.each([
     'VACUUM',
     "COPY t FROM '/etc/passwd'",
     "COPY t FROM PROGRAM 'id'",
     'COPY (SELECT 1) TO STDOUT',
     "SELECT pg_read_file('/etc/passwd')",
-    "SELECT pg_read_binary_file('/etc/passwd')",
-    "SELECT * FROM pg_ls_dir('/')",
     "SELECT lo_import('/etc/passwd')",
-    "SELECT lo_export(1, '/tmp/x')",
     "DO $$ BEGIN PERFORM pg_read_file('/etc/passwd'); END $$",
     "SELECT set_config('role', 'postgres', false)",
     'SELECT pg_terminate_backend(1)',
     'GRANT ALL ON t TO public',
-    'REVOKE ALL ON t FROM public',
     'CREATE ROLE x',
-    'ALTER ROLE CURRENT_USER SET search_path = x',
-    'ALTER USER x WITH SUPERUSER',
     'SET ROLE postgres',
     'SET SESSION AUTHORIZATION postgres',
     'CREATE DATABASE x',
-    'DROP DATABASE concert_singer',
     'CREATE EXTENSION dblink',
     'ALTER SYSTEM SET fsync = on',
     "LOAD 'auto_explain'",
     'CHECKPOINT',
-    'CREATE SERVER s FOREIGN DATA WRAPPER w',
-    'ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO public',
-  ])('refuses %s', (sql) => {
-    expect(check(sql).refusal).toBeTruthy();
+  ])('leaves %s to the server', (sql) => {
+    expect(check(sql).refusal).toBeUndefined();
   });
 
   it.each([

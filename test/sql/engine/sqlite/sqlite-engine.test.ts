@@ -249,7 +249,6 @@ describe('SqliteEngine sessions', () => {
     });
     for (const sql of [
       `ATTACH DATABASE '${join(cache.dir, 'x.db')}' AS x`,
-      "SELECT load_extension('/nonexistent/evil')",
       `VACUUM INTO '${join(cache.dir, 'copy.db')}'`,
       'PRAGMA hard_heap_limit = 1',
     ]) {
@@ -270,6 +269,11 @@ describe('SqliteEngine sessions', () => {
       expect(() => raw.prepare("SELECT load_extension('/nonexistent/evil')").get()).toThrow(/not authorized/);
     } finally {
       raw.close();
+    }
+    for (const sql of ["SELECT load_extension('/nonexistent/evil')", 'SELECT "LOAD_EXTENSION"(\'x\')']) {
+      const outcome = await session.query(sql, LIMITS);
+      expect(outcome, sql).toMatchObject({ kind: 'error', message: 'not authorized' });
+      expect(outcome.kind === 'error' && outcome.code).not.toBe('FORBIDDEN_STATEMENT');
     }
     expect(await session.query('SELECT length(randomblob(2000000000))', LIMITS)).toMatchObject({
       kind: 'error',
