@@ -38,6 +38,7 @@ describe('programs shipped as files', () => {
   it('are the programs the modules load, each beside its module', () => {
     expect(assets).toEqual([
       'envs/python/python-driver.py',
+      'envs/python/python-values.py',
       'sandbox/docker/keeper.pl',
       'sandbox/docker/layer-scan.py',
       'sandbox/docker/supervisor.pl',

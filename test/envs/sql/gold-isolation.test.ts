@@ -142,9 +142,9 @@ for (const c of CASES) {
       }
     });
 
-    it.runIf(c.name === 'postgres')(
-      "the gold's scans never reach the copy's cumulative statistics",
-      async () => {
+    // Cumulative per-table statistics are PostgreSQL's (pg_stat_*); the other engines have none.
+    if (c.name === 'postgres')
+      it("the gold's scans never reach the copy's cumulative statistics", async () => {
         const env = new SqlEnv({ dataset: DATASET, engine });
         envs.push(env);
         await env.reset({ index: FIVE });
@@ -154,8 +154,7 @@ for (const c of CASES) {
           'SELECT coalesce(sum(seq_scan), 0) + coalesce(sum(idx_scan), 0) FROM pg_stat_user_tables',
         );
         expect(Number(step.observation.rows?.[0]?.[0])).toBe(0);
-      },
-    );
+      });
 
     it('a gold that writes leaves the database pristine and is flagged corrupt', async () => {
       const env = new SqlEnv({ dataset: DATASET, engine });
