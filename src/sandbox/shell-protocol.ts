@@ -69,6 +69,15 @@ builtin printf 'builtin set --'; builtin printf ' %q' "\${@:2}"; builtin printf 
 if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
 builtin printf '\\0'; builtin shopt -p; builtin printf '\\0'; builtin set +o; builtin printf '\\0';`;
 
+/**
+ * After the baseline's sections, the names of the controller's variables a child unsets before it
+ * evaluates a variables section that differs from the baseline (all but the special ones, `PWD`,
+ * `OLDPWD` and the controller's own), each ending with a NUL. The controller's variables do not
+ * change after its start but for its own, so they are listed once rather than by every child.
+ */
+const BASELINE_NAMES = `builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names";
+for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) builtin printf '%s\\0' "$__ic_y" ;; esac; done;`;
+
 /** Where the controller keeps the baseline of the state sections, written once at start. */
 const BASELINE_FILE = `${STATE_FILE}.base`;
 
@@ -99,15 +108,13 @@ if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[0]-}" ]; then
     __ic_z=\${__ic_s%%"$__ic_y"*};
     if ((\${#__ic_z} < \${#__ic_s})); then __ic_y=\${__ic_s:\${#__ic_z}+1}; __ic_s=$__ic_z$'\\n'\${__ic_y#*$'\\n'}; fi;
   done;
-  builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names"; __ic_b=();
-  for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) __ic_b+=("$__ic_y") ;; esac; done;
-  builtin unset -v "\${__ic_b[@]}"; builtin command eval "$__ic_s";
+  builtin unset -v "\${__ic_bn[@]}"; builtin command eval "$__ic_s";
 fi;
 for __ic_y in 1 2 3; do
   __ic_s=\${__ic_a[__ic_x + __ic_y]-};
   if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[__ic_y]-}" ]; then builtin command eval "$__ic_s"; fi;
 done;
-builtin unset -v __ic_a __ic_b __ic_bl __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
+builtin unset -v __ic_a __ic_bl __ic_bn __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
 builtin eval "$__ic_c" 2>&1;
 builtin set -- "$?" "$@";
 { builtin printf '%s\\0' "$PWD"; if [[ -v OLDPWD ]]; then builtin printf '+%s\\0' "$OLDPWD"; else builtin printf -- '-\\0'; fi;
@@ -132,13 +139,13 @@ ${prelude ? `${prelude};` : ''}
 __ic_i=$1; __ic_d=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
-( builtin set --; { ${DUMP} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
+( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
 if [[ -z $__ic_c ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
-if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_p=''; fi;
+if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
 done`);
 }
 
