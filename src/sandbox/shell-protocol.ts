@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../core/shell-quote.js';
+import { LEFTOVER_PROCESSES_COMMAND } from './leftover-processes.js';
 import { OutputBuffer } from './output-buffer.js';
 
 /**
@@ -130,7 +131,10 @@ builtin exit "$1"
  * background subshell, read after the first reply (the first command has no state to compare). It
  * reads the directory a child reported as data, without blocking (a FIFO put in place of the state
  * file cannot hold it), and keeps the previous one when there is none. An empty command needs no
- * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. One line, so that the
+ * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. The
+ * {@link LEFTOVER_PROCESSES_COMMAND} needs none either: the controller runs that fixed, read-only
+ * scan of /proc itself (it evaluates nothing of the request, it only compares it), so a caller
+ * waiting for background jobs pays no state restore and no fork per check. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string): string {
@@ -141,7 +145,7 @@ for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$_
 : >| "${STATE_FILE}";
 ( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-if [[ -z $__ic_c ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+if [[ -z $__ic_c ]]; then __ic_r=0; elif [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
