@@ -10,6 +10,9 @@ export interface Quiesced {
 /** How long stopping may take before the processes still running are killed instead. */
 const STOP_WITHIN_MS = 500;
 
+/** Rounds of {@link stopProcesses} that look again at once, before it waits a millisecond between rounds. */
+const IMMEDIATE_ROUNDS = 16;
+
 /** A task's state letter from `/proc/<pid>/task/<tid>/stat`, undefined once it is gone. */
 function taskStates(pid: number): string[] | undefined {
   let tids: string[];
@@ -121,9 +124,11 @@ export async function stopProcesses(list: () => readonly number[]): Promise<Quie
       }
       break;
     }
-    // A stop takes effect once its process is scheduled: look again at once, then every millisecond
-    // (a busy loop here would only take the CPU those processes need to stop).
-    if (round === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A stop takes effect once its process is scheduled, which is usually within a few hundred
+    // microseconds: look again at once for a bounded number of rounds (each reads a few /proc files,
+    // yielding to the event loop between them), then every millisecond (a longer busy loop would
+    // only take the CPU those processes need to stop).
+    if (round < IMMEDIATE_ROUNDS) await new Promise((resolve) => setImmediate(resolve));
     else await sleep(1);
   }
   return {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../core/shell-quote.js';
+import { LEFTOVER_PROCESSES_COMMAND } from './leftover-processes.js';
 import { OutputBuffer } from './output-buffer.js';
 
 /**
@@ -69,6 +70,15 @@ builtin printf 'builtin set --'; builtin printf ' %q' "\${@:2}"; builtin printf 
 if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
 builtin printf '\\0'; builtin shopt -p; builtin printf '\\0'; builtin set +o; builtin printf '\\0';`;
 
+/**
+ * After the baseline's sections, the names of the controller's variables a child unsets before it
+ * evaluates a variables section that differs from the baseline (all but the special ones, `PWD`,
+ * `OLDPWD` and the controller's own), each ending with a NUL. The controller's variables do not
+ * change after its start but for its own, so they are listed once rather than by every child.
+ */
+const BASELINE_NAMES = `builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names";
+for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) builtin printf '%s\\0' "$__ic_y" ;; esac; done;`;
+
 /** Where the controller keeps the baseline of the state sections, written once at start. */
 const BASELINE_FILE = `${STATE_FILE}.base`;
 
@@ -99,15 +109,13 @@ if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[0]-}" ]; then
     __ic_z=\${__ic_s%%"$__ic_y"*};
     if ((\${#__ic_z} < \${#__ic_s})); then __ic_y=\${__ic_s:\${#__ic_z}+1}; __ic_s=$__ic_z$'\\n'\${__ic_y#*$'\\n'}; fi;
   done;
-  builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names"; __ic_b=();
-  for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) __ic_b+=("$__ic_y") ;; esac; done;
-  builtin unset -v "\${__ic_b[@]}"; builtin command eval "$__ic_s";
+  builtin unset -v "\${__ic_bn[@]}"; builtin command eval "$__ic_s";
 fi;
 for __ic_y in 1 2 3; do
   __ic_s=\${__ic_a[__ic_x + __ic_y]-};
   if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[__ic_y]-}" ]; then builtin command eval "$__ic_s"; fi;
 done;
-builtin unset -v __ic_a __ic_b __ic_bl __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
+builtin unset -v __ic_a __ic_bl __ic_bn __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
 builtin eval "$__ic_c" 2>&1;
 builtin set -- "$?" "$@";
 { builtin printf '%s\\0' "$PWD"; if [[ -v OLDPWD ]]; then builtin printf '+%s\\0' "$OLDPWD"; else builtin printf -- '-\\0'; fi;
@@ -123,7 +131,10 @@ builtin exit "$1"
  * background subshell, read after the first reply (the first command has no state to compare). It
  * reads the directory a child reported as data, without blocking (a FIFO put in place of the state
  * file cannot hold it), and keeps the previous one when there is none. An empty command needs no
- * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. One line, so that the
+ * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. The
+ * {@link LEFTOVER_PROCESSES_COMMAND} needs none either: the controller runs that fixed, read-only
+ * scan of /proc itself (it evaluates nothing of the request, it only compares it), so a caller
+ * waiting for background jobs pays no state restore and no fork per check. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string): string {
@@ -132,13 +143,13 @@ ${prelude ? `${prelude};` : ''}
 __ic_i=$1; __ic_d=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
-( builtin set --; { ${DUMP} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
+( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-if [[ -z $__ic_c ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+if [[ -z $__ic_c ]]; then __ic_r=0; elif [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
-if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_p=''; fi;
+if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
 done`);
 }
 

@@ -132,6 +132,21 @@ describe('BashEnv.score() against a hostile agent', () => {
     expect((await env.score()).value).toBe(1);
   }, 120_000);
 
+  it('waits for background jobs even when the agent shadows the builtins of the check (`read() { return 1; }`)', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const env = bashEnv();
+    await env.reset({ index: index('write-summary') });
+    // Functions and aliases of the session cannot hide a job from the check that scoring waits on:
+    // it runs in the shell's controller, which carries none of the session's state.
+    await env.step(
+      'read() { return 1; }; shopt -s expand_aliases; alias builtin=false; (sleep 0.3; echo late > /demo/late.txt) &',
+    );
+    const score = await env.score();
+    expect(score.details?.agentChanges).toContainEqual({ path: 'demo/late.txt', status: '??' });
+  }, 60_000);
+
   it('keeps the shell state across a score (Try Again scores every turn)', async ({ needs }) => {
     needs(noBwrap);
     const env = bashEnv();
