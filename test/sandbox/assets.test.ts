@@ -37,13 +37,17 @@ function compile(path: string): { status: number | null; output: string } {
 describe('programs shipped as files', () => {
   it('are the programs the modules load, each beside its module', () => {
     expect(assets).toEqual([
+      'envs/python/python-driver-main.py',
       'envs/python/python-driver.py',
       'envs/python/python-values.py',
+      'envs/python/python-worker.py',
+      'envs/python/python-zygote.py',
       'sandbox/docker/keeper.pl',
       'sandbox/docker/layer-scan.py',
       'sandbox/docker/supervisor.pl',
       'sandbox/overlay/mount-helper.py',
       'sandbox/overlay/tree-walk.py',
+      'sandbox/overlay/walker-server.py',
       'sql/engine/sqlite/sqlite-child.cjs',
     ]);
   });

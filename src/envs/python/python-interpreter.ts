@@ -3,10 +3,19 @@ import { SandboxError } from '../../core/errors.js';
 import { programSource } from '../../sandbox/program-source.js';
 import type { Sandbox, SandboxProcess } from '../../sandbox/sandbox.js';
 
-/** The driver's program: `python-values.py` (plain values for the judge), then `python-driver.py`. */
-const valuesSource = programSource(new URL('./python-values.py', import.meta.url));
-const driverSource = programSource(new URL('./python-driver.py', import.meta.url));
-const pythonDriverSource = () => `${valuesSource()}\n${driverSource()}`;
+/**
+ * The driver's program, one Python program from these files in order: `python-values.py` (plain values
+ * for the judge), `python-driver.py` (set-up and the host protocol), `python-worker.py` (runs user
+ * code), `python-zygote.py` (workers and the clean slate), `python-driver-main.py` (requests, main loop).
+ */
+const driverParts = [
+  'python-values.py',
+  'python-driver.py',
+  'python-worker.py',
+  'python-zygote.py',
+  'python-driver-main.py',
+].map((file) => programSource(new URL(`./${file}`, import.meta.url)));
+const pythonDriverSource = () => driverParts.map((part) => part()).join('\n');
 
 /** What one piece of code did, as the driver reports it. */
 export interface CodeResult {

@@ -14,10 +14,14 @@ import { ScorerLimitError } from '../scorer-limit-error.js';
  */
 export const SANDBOX_IDMAP_BASE = 0x70000000;
 
-/** The walks (`tree-walk.py`) then the helper's program (`mount-helper.py`, whose header documents the protocol). */
+/**
+ * The walks (`tree-walk.py`), the helper's mounts (`mount-helper.py`, whose header documents the
+ * protocol), then its walkers and main loop (`walker-server.py`): one Python program.
+ */
 const treeWalkSource = programSource(new URL('./tree-walk.py', import.meta.url));
 const helperSource = programSource(new URL('./mount-helper.py', import.meta.url));
-const mountHelperSource = () => `${treeWalkSource()}\n${helperSource()}`;
+const walkerServerSource = programSource(new URL('./walker-server.py', import.meta.url));
+const mountHelperSource = () => `${treeWalkSource()}\n${helperSource()}\n${walkerServerSource()}`;
 
 interface Pending {
   resolve(value: Record<string, unknown>): void;

@@ -1,0 +1,305 @@
+# The zygote part of the Python driver (see python-driver.py): its workers and the clean slate;
+# loaded after python-worker.py, in one program with it.
+# ---------------------------------------------------------------- zygote (talks to the host)
+
+
+class Worker:
+    def __init__(self, pid, ctl, out_r, err_r):
+        self.pid, self.ctl, self.out_r, self.err_r = pid, ctl, out_r, err_r
+        self.buffer = b''
+
+    def close(self):
+        for fd in (self.out_r, self.err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.ctl.close()
+
+
+def spawn_worker():
+    zygote_end, worker_end = socket.socketpair()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            set_dumpable(1)
+            os.setpgid(0, 0)
+            os.dup2(worker_end.fileno(), CTL)
+            os.dup2(out_w, OUT_W)
+            os.dup2(err_w, ERR_W)
+            null = os.open('/dev/null', os.O_RDWR)
+            os.dup2(null, NULL)
+            os.closerange(3, CTL)
+            os.closerange(NULL + 1, 65536)
+            worker_main()
+        finally:
+            os._exit(70)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    worker_end.close()
+    os.close(out_w)
+    os.close(err_w)
+    for fd in (out_r, err_r):
+        os.set_blocking(fd, False)
+    return Worker(pid, zygote_end, out_r, err_r)
+
+
+class Capture:
+    """Keeps the first and the last half of the cap, counts the rest."""
+
+    def __init__(self, cap):
+        self.half = max(1, cap // 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def push(self, data):
+        self.total += len(data)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self, strip=True):
+        tail = bytes(self.tail[-self.half:]) if len(self.tail) > self.half else bytes(self.tail)
+        dropped = self.total - len(self.head) - len(tail)
+        head = bytes(self.head).decode('utf-8', 'replace')
+        if dropped <= 0:
+            text, cut = head + tail.decode('utf-8', 'replace'), False
+        else:
+            marker = '\n[... %d bytes of output omitted: %d bytes in total ...]\n' % (dropped, self.total)
+            text, cut = head + marker + tail.decode('utf-8', 'replace'), True
+        return (text.strip() if strip else text), cut
+
+
+def drain(fd, capture, budget=8 << 20):
+    while budget > 0:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        if not data:
+            return False
+        capture.push(data)
+        budget -= len(data)
+    return True
+
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def process_table():
+    """pid -> (state, parent, process group) of every process in /proc."""
+    table = {}
+    for name in os.listdir('/proc'):
+        if not name.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % name) as stat:
+                fields = stat.read().rsplit(')', 1)[1].split()
+            table[int(name)] = (fields[0], int(fields[1]), int(fields[2]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def descendants(table=None):
+    """Every live process below this one (zombies left out: they have no children and cannot be killed)."""
+    children = {}
+    for pid, (state, parent, _) in (process_table() if table is None else table).items():
+        if state not in ('Z', 'X'):
+            children.setdefault(parent, []).append(pid)
+    found = []
+    queue = [os.getpid()]
+    while queue:
+        for child in children.get(queue.pop(), ()):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def others(keep):
+    return [pid for pid in descendants() if pid not in keep]
+
+
+def kill_others(keep):
+    """Kills every process this driver started except those in keep (and the spare worker); False when
+    they keep coming."""
+    keep = set(keep) | {1, os.getpid()} | ({spare.pid} if spare is not None else set())
+    for _ in range(50):
+        pids = others(keep)
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reap()
+        time.sleep(0.002)
+    return False
+
+
+def kill_everything():
+    """Kills every process this driver started, however deep."""
+    me = os.getpid()
+    table = process_table()
+    mine = set(descendants(table))
+    if all(pid in mine or pid in (1, me) or state in ('Z', 'X') for pid, (state, _, _) in table.items()):
+        # The namespace holds nothing else (a bwrap sandbox's own): one kill, no fork slips through.
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    else:
+        # Others share it (a Docker container): whole process groups at once (a fork bomb's children
+        # share one), never this driver's own group; then the sweep below.
+        for group in {table[pid][2] for pid in mine if pid in table} - {os.getpgrp()}:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        pids = others({1, me})
+        reap()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reap()
+        time.sleep(0.002)
+
+
+def exit_text(status):
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = 'signal %d' % number
+        hint = ' (out of memory?)' if number == signal.SIGKILL else ''
+        return 'the interpreter was killed by %s%s' % (name, hint)
+    return 'the interpreter exited with code %d' % os.WEXITSTATUS(status) if os.WIFEXITED(status) else 'the interpreter stopped'
+
+
+def dev_listing():
+    """name -> (inode, mode, device, owner, group) of each entry of /dev (a bwrap sandbox's own tmpfs)."""
+    listing = {}
+    for name in os.listdir('/dev'):
+        st = os.lstat('/dev/' + name)
+        listing[name] = (st.st_ino, st.st_mode, st.st_rdev, st.st_uid, st.st_gid)
+    return listing
+
+
+BOOT_DEV = dev_listing()  # before any worker ran: what /dev is to be at the start of every episode
+IPC_REMOVE = {'shm': 'shmctl', 'sem': 'semctl', 'msg': 'msgctl'}
+
+
+def ipc_ids(kind):
+    try:
+        with open('/proc/sysvipc/' + kind) as table:
+            return [int(line.split()[1]) for line in table.read().splitlines()[1:] if line.strip()]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def clean_slate():
+    """Once every process of the episode is dead: what lives beside the file system (which the host
+    checks) back to how the driver found it: /dev as at boot, /dev/shm empty (POSIX shared memory and
+    semaphores), no System V IPC object. (POSIX message queues cannot be made: the workers' RLIMIT_MSGQUEUE
+    is 0.) False when something cannot be, or is not as it was: the host then starts a new process tree."""
+    clean = True
+    try:
+        now = set(os.listdir('/dev'))
+        for name in now - set(BOOT_DEV):
+            path = '/dev/' + name
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        clean = dev_listing() == BOOT_DEV
+        for name in os.listdir('/dev/shm'):
+            path = '/dev/shm/' + name
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        clean = clean and not os.listdir('/dev/shm')
+    except OSError:
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (ImportError, OSError):
+        return False
+    for kind, remove in IPC_REMOVE.items():
+        for ident in ipc_ids(kind) or ():
+            if kind == 'sem':
+                libc.semctl(ident, 0, 0)  # IPC_RMID
+            else:
+                getattr(libc, remove)(ident, 0, None)
+        if ipc_ids(kind) != []:
+            clean = False
+    return clean
+
+
+spare = None  # a fresh worker forked ahead, between requests, for the next gold or judge run
+agent = None
+probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
+releasing = False  # a probe was told to end: the agent's worker still has to report it gone
+
+
+def take_spare():
+    """The spare worker if it is still there (a fork of this driver that ran nothing), else a new one."""
+    global spare
+    worker, spare = spare, None
+    if worker is not None:
+        try:
+            with open('/proc/%d/stat' % worker.pid) as stat:
+                alive = stat.read().rsplit(')', 1)[1].split()[0] not in ('Z', 'X')
+        except (OSError, IndexError):
+            alive = False
+        if alive:
+            return worker
+        worker.close()
+    return spawn_worker()
+
+
+def fresh_agent(slate=False):
+    """A new agent worker once every process was killed; slate: a new episode's (see clean_slate)."""
+    global agent, probe, releasing, spare
+    if spare is not None:
+        spare.close()
+        spare = None
+    probe = None
+    releasing = False
+    if agent is not None:
+        agent.close()
+        agent = None
+    kill_everything()
+    clean = clean_slate() if slate else True
+    agent = spawn_worker()
+    return clean
+
+
