@@ -147,14 +147,19 @@ def kill_others(keep):
         pids = others(keep)
         if not pids:
             return True
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        reap()
-        time.sleep(0.002)
+        kill_pids(pids)
     return False
+
+
+def kill_pids(pids):
+    """One round of a sweep: SIGKILL to each pid (gone ones ignored), reap, a short pause."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    reap()
+    time.sleep(0.002)
 
 
 def kill_everything():
@@ -182,13 +187,7 @@ def kill_everything():
         reap()
         if not pids:
             return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        reap()
-        time.sleep(0.002)
+        kill_pids(pids)
 
 
 def exit_text(status):

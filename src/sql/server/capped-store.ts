@@ -131,29 +131,25 @@ export interface StoreLaunch {
 export function cappedStoreCommand(launch: StoreLaunch, command: readonly string[]): string[] | undefined {
   const unshare = usableUnshare();
   if (!unshare) return undefined;
-  const size = String(launch.sizeBytes);
+  // The store script's arguments: the tmpfs size, the owner of the store, its folders.
+  const script = (uid: string, gid: string) => [
+    '--',
+    '/bin/sh',
+    '-c',
+    STORE_SCRIPT,
+    'intercode-store',
+    String(launch.sizeBytes),
+    uid,
+    gid,
+    launch.store,
+    launch.template,
+    launch.split?.folder ?? '-',
+    String(launch.split?.restBytes ?? 0),
+  ];
   if (runningAsRoot()) {
     const uid = String(launch.account?.uid ?? 0);
     const gid = String(launch.account?.gid ?? 0);
-    return [
-      unshare,
-      '--mount',
-      '--propagation',
-      'private',
-      '--',
-      '/bin/sh',
-      '-c',
-      STORE_SCRIPT,
-      'intercode-store',
-      size,
-      uid,
-      gid,
-      launch.store,
-      launch.template,
-      launch.split?.folder ?? '-',
-      String(launch.split?.restBytes ?? 0),
-      ...command,
-    ];
+    return [unshare, '--mount', '--propagation', 'private', ...script(uid, gid), ...command];
   }
   const uid = String(process.getuid?.() ?? 0);
   const gid = String(process.getgid?.() ?? 0);
@@ -164,18 +160,7 @@ export function cappedStoreCommand(launch: StoreLaunch, command: readonly string
     '--mount',
     '--propagation',
     'private',
-    '--',
-    '/bin/sh',
-    '-c',
-    STORE_SCRIPT,
-    'intercode-store',
-    size,
-    '0',
-    '0',
-    launch.store,
-    launch.template,
-    launch.split?.folder ?? '-',
-    String(launch.split?.restBytes ?? 0),
+    ...script('0', '0'),
     unshare,
     `--map-user=${uid}`,
     `--map-group=${gid}`,
