@@ -1,5 +1,6 @@
 import type { Action } from '../core/action.js';
 import type { Observation } from '../core/env.js';
+import type { LlmTurn } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
 
 /** One finished turn of an episode, as the agent and the run log see it. */
@@ -11,6 +12,8 @@ export interface TurnRecord {
   readonly durationMs: number;
   /** Reward parts of this turn's score, when the env reports them. */
   readonly parts?: Readonly<Record<string, number>>;
+  /** A language-model agent's calls and parse of this turn. */
+  readonly llm?: LlmTurn;
 }
 
 /** What an agent knows when it chooses its next action. */

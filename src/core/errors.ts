@@ -25,6 +25,12 @@ export type ErrorCode =
   | 'SQL_DATABASE_UNKNOWN'
   | 'SQL_SESSION_CLOSED'
   | 'SQL_ACCOUNT_PRIVILEGES'
+  | 'MODEL_UNKNOWN_PROVIDER'
+  | 'MODEL_NO_API_KEY'
+  | 'MODEL_UNREACHABLE'
+  | 'MODEL_REJECTED'
+  | 'MODEL_FAILED'
+  | 'MODEL_BAD_RESPONSE'
   | 'USAGE';
 
 const marker = Symbol.for('intercode.error');
@@ -57,6 +63,14 @@ export class RegistryError extends IntercodeError {}
 
 /** A dataset that does not exist, does not load, or does not verify. */
 export class DatasetError extends IntercodeError {}
+
+/**
+ * A language model could not answer: an unknown provider or a missing key (before any episode), an
+ * endpoint that cannot be reached, a request it rejects (4xx but 408/429), or transient failures
+ * that outlasted the retry policy. An episode that ends on one is an infrastructure failure
+ * (recorded with `error`, played again by `--resume`), never a model failure.
+ */
+export class ModelError extends IntercodeError {}
 
 /** A user mistake on the command line or in a configuration value. */
 export class UsageError extends IntercodeError {
