@@ -28,10 +28,27 @@ export interface TurnContext {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * A turn as a language-model agent returns it: the action with what the model did, or no action
+ * (the model's output held none: nothing runs, `observation` is what the model is told instead, the
+ * turn is inadmissible and counts in the error rate), or a stop (a per-episode token or time limit
+ * was reached: the episode ends as truncated).
+ */
+export interface AgentTurn {
+  readonly action?: Action | string;
+  /** Without an action: the format reminder the model gets as this turn's observation. */
+  readonly observation?: string;
+  /** What the record shows as the action of a turn without one (the model's raw output). */
+  readonly text?: string;
+  readonly llm?: LlmTurn;
+  /** End the episode now, as truncated, without playing this turn. */
+  readonly stop?: 'tokens' | 'time';
+}
+
 /** An agent's behaviour within one episode. */
 export interface EpisodePolicy {
   /** The next action, or undefined when the agent has nothing more to do. */
-  act(context: TurnContext): Promise<Action | string | undefined>;
+  act(context: TurnContext): Promise<Action | string | AgentTurn | undefined>;
   /** Releases what the episode held (a terminal, a model session). */
   close?(): Promise<void>;
 }
@@ -43,4 +60,11 @@ export interface Agent {
   readonly model?: string;
   readonly strategy?: string;
   episode(task: Task): EpisodePolicy;
+  /**
+   * Score after every code action and stop at reward 1 (the paper's Try Again loop); without it
+   * only an explicit `submit` is scored. The harness's option decides when the agent says nothing.
+   */
+  readonly scoreEveryTurn?: boolean;
+  /** When the turns run out without a submit, submit once more (the paper's ReAct loop). */
+  readonly submitAtTurnLimit?: boolean;
 }

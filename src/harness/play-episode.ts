@@ -1,4 +1,6 @@
-import type { EpisodePolicy, TurnRecord } from '../agents/agent.js';
+import type { AgentTurn, EpisodePolicy, TurnRecord } from '../agents/agent.js';
+import { addUsage, NO_USAGE } from '../agents/llm/model-client.js';
+import type { Action } from '../core/action.js';
 import { formatAction, toAction } from '../core/action.js';
 import type { Env, Observation } from '../core/env.js';
 import type { Task } from '../core/task.js';
@@ -15,6 +17,13 @@ export interface PlayOptions {
   readonly signal?: AbortSignal;
   /** Called after each turn (the human agent shows reward parts with it). */
   readonly onTurn?: (turn: TurnRecord) => void;
+  /** When the turns run out without a submit, submit once more (the paper's ReAct loop). */
+  readonly submitAtTurnLimit?: boolean;
+}
+
+/** True for an agent's turn object, as opposed to an action (which always has a `type`). */
+function isAgentTurn(value: Action | string | AgentTurn): value is AgentTurn {
+  return typeof value === 'object' && !('type' in value);
 }
 
 /** Thrown when the run was interrupted mid-episode: the episode is not recorded. */
@@ -33,6 +42,7 @@ export async function playEpisode(
   let goldCorrupt = false;
   let scoreLimit: string | undefined;
   let reward = 0;
+  let truncatedBy: 'max-turns' | 'tokens' | 'time' | undefined;
   const checkAbort = () => {
     if (options.signal?.aborted) throw new EpisodeAborted('interrupted');
   };
@@ -52,7 +62,28 @@ export async function playEpisode(
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (next === undefined) break;
-    const action = toAction(next);
+    const agentTurn = isAgentTurn(next) ? next : undefined;
+    if (agentTurn?.stop) {
+      truncatedBy = agentTurn.stop;
+      break;
+    }
+    if (agentTurn && agentTurn.action === undefined) {
+      // Nothing runs: the model is told how to answer instead, and the turn is inadmissible.
+      const record: TurnRecord = {
+        action: agentTurn.text ?? '',
+        observation: agentTurn.observation ?? '',
+        reward: 0,
+        admissible: false,
+        durationMs: 0,
+        ...(agentTurn.llm ? { llm: agentTurn.llm } : {}),
+      };
+      turns.push(record);
+      options.onTurn?.(record);
+      observation = { text: record.observation, durationMs: 0 };
+      reward = 0;
+      continue;
+    }
+    const action = toAction(agentTurn ? agentTurn.action! : (next as Action | string));
     checkAbort();
     const step = await env.step(action);
     observation = step.observation;
@@ -75,11 +106,45 @@ export async function playEpisode(
       admissible: step.info.admissible,
       durationMs: step.observation.durationMs,
       ...(parts ? { parts } : {}),
+      ...(agentTurn?.llm ? { llm: agentTurn.llm } : {}),
     };
     turns.push(record);
     options.onTurn?.(record);
     terminated = step.terminated || (options.scoreEveryTurn && reward === 1);
   }
+  if (
+    !terminated &&
+    truncatedBy === undefined &&
+    options.submitAtTurnLimit &&
+    turns.length >= options.maxTurns
+  ) {
+    // The paper's ReAct loop submits for the agent when its turns run out.
+    checkAbort();
+    const step = await env.step({ type: 'submit' });
+    reward = step.reward;
+    if (step.info.score?.goldCorrupt) goldCorrupt = true;
+    scoreLimit = step.info.score?.scoreLimit ?? scoreLimit;
+    const record: TurnRecord = {
+      action: 'submit',
+      observation: step.observation.text,
+      reward,
+      admissible: step.info.admissible,
+      durationMs: step.observation.durationMs,
+      ...(step.info.score?.parts ? { parts: step.info.score.parts } : {}),
+    };
+    turns.push(record);
+    options.onTurn?.(record);
+    terminated = step.terminated;
+  }
+  if (!terminated && truncatedBy === undefined && turns.length >= options.maxTurns) truncatedBy = 'max-turns';
+  const calls = turns.flatMap((turn) => turn.llm?.calls ?? []);
+  const usage = calls.length > 0 ? calls.map((call) => call.usage).reduce(addUsage, NO_USAGE) : undefined;
+  const costUsd =
+    calls.length === 0
+      ? undefined
+      : calls.some((call) => call.costUsd === null)
+        ? null
+        : calls.reduce((sum, call) => sum + (call.costUsd ?? 0), 0);
   const maxReward = turns.length > 0 ? Math.max(...turns.map((turn) => turn.reward)) : 0;
   return {
     taskId: task.id,
@@ -97,7 +162,10 @@ export async function playEpisode(
     success: maxReward === 1,
     turnsTaken: turns.length,
     terminated,
-    truncated: !terminated && turns.length >= options.maxTurns,
+    truncated: !terminated && truncatedBy !== undefined,
+    ...(truncatedBy !== undefined && !terminated ? { truncatedBy } : {}),
+    ...(usage ? { usage } : {}),
+    ...(costUsd !== undefined ? { costUsd } : {}),
     ...(task.group !== undefined ? { group: task.group } : {}),
     ...(goldCorrupt ? { goldCorrupt: true } : {}),
     ...(scoreLimit !== undefined ? { scoreLimit } : {}),

@@ -88,7 +88,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         try {
           record = await playEpisode(env, task, policy, {
             maxTurns: options.maxTurns,
-            scoreEveryTurn: options.scoreEveryTurn,
+            scoreEveryTurn: options.agent.scoreEveryTurn ?? options.scoreEveryTurn,
+            ...(options.agent.submitAtTurnLimit ? { submitAtTurnLimit: true } : {}),
             dataset: options.description.dataset,
             ...(options.signal ? { signal: options.signal } : {}),
           });
