@@ -99,6 +99,24 @@ export function resourceCases(it: ConformanceTest, context: ConformanceContext):
       expect(await sandbox.session().run('echo alive')).toMatchObject({ output: 'alive\n', exitCode: 0 });
     });
 
+    it('caps memory in total across processes exactly where the provider declares it', async ({
+      sandbox,
+    }) => {
+      // Two processes of 60 % each: together over the limit, each under it.
+      const mib = Math.floor((limits.memoryBytes * 0.6) / MiB);
+      const one = `/usr/bin/python3 -c 'import time; held = b"\\x01" * (${mib} << 20); time.sleep(3)'`;
+      const result = await sandbox
+        .session()
+        .run(`${one} & a=$!; ${one} & b=$!; wait $a; echo "a=$?"; wait $b; echo "b=$?"`, {
+          timeoutMs: 30_000,
+        });
+      const statuses = [...result.output.matchAll(/^[ab]=(\d+)$/gm)].map((match) => Number(match[1]));
+      expect(statuses, result.output).toHaveLength(2);
+      if (guaranteesOf(context).totalMemory) expect(statuses, result.output).toContain(128 + 9);
+      else expect(statuses, 'both fit under a per-process limit').toEqual([0, 0]);
+      expect(await sandbox.session().run('echo alive')).toMatchObject({ output: 'alive\n', exitCode: 0 });
+    });
+
     it('refuses the forks of one command past the process limit, in a session and in exec', async ({
       sandbox,
     }) => {
