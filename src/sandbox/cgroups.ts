@@ -9,6 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { cgroupDirState, chooseDelegatedBase, ownV2Path, V2_CONTROLLERS } from './cgroup-delegation.js';
 import type { SandboxLimits } from './sandbox.js';
 
 const ROOT = '/sys/fs/cgroup';
@@ -38,7 +39,10 @@ function write(path: string, value: string): void {
 
 let detected: CgroupSupport | undefined;
 
-/** Finds a writable cgroup hierarchy: v1 memory+pids+cpu, or v2 with those controllers delegated. */
+/**
+ * Finds a writable cgroup hierarchy: v1 memory+pids+cpu (root), or v2 with those controllers, at its
+ * root (root) or in a subtree delegated to this user.
+ */
 export function detectCgroups(): CgroupSupport {
   if (detected) return detected;
   detected = probe();
@@ -46,23 +50,7 @@ export function detectCgroups(): CgroupSupport {
 }
 
 function probe(): CgroupSupport {
-  if (existsSync(join(ROOT, 'cgroup.controllers'))) {
-    const base = join(ROOT, GROUP);
-    try {
-      const available = readFileSync(join(ROOT, 'cgroup.controllers'), 'utf8');
-      for (const controller of ['memory', 'pids', 'cpu']) {
-        if (!available.includes(controller)) {
-          return { version: null, reason: `cgroup v2 controller "${controller}" is not available` };
-        }
-      }
-      write(join(ROOT, 'cgroup.subtree_control'), '+memory +pids +cpu');
-      if (!tryMkdir(base)) return { version: null, reason: `cannot create ${base} (not root?)` };
-      write(join(base, 'cgroup.subtree_control'), '+memory +pids +cpu');
-      return { version: 2, base };
-    } catch (error) {
-      return { version: null, reason: `cgroup v2 is not writable: ${(error as Error).message}` };
-    }
-  }
+  if (existsSync(join(ROOT, 'cgroup.controllers'))) return probeV2();
   const bases = {} as Record<(typeof V1_CONTROLLERS)[number], string>;
   for (const controller of V1_CONTROLLERS) {
     const mount = join(ROOT, controller);
@@ -74,6 +62,53 @@ function probe(): CgroupSupport {
     bases[controller] = base;
   }
   return { version: 1, bases };
+}
+
+/**
+ * cgroup v2: the root of the hierarchy when this process may write it (root), else a subtree
+ * delegated to this user (`cgroup-delegation.ts`), with memory, pids and cpu enabled below it.
+ */
+function probeV2(): CgroupSupport {
+  const enable = V2_CONTROLLERS.map((controller) => `+${controller}`).join(' ');
+  let rootError = '';
+  try {
+    const available = readFileSync(join(ROOT, 'cgroup.controllers'), 'utf8');
+    for (const controller of V2_CONTROLLERS) {
+      if (!available.includes(controller)) {
+        return { version: null, reason: `cgroup v2 controller "${controller}" is not available` };
+      }
+    }
+    write(join(ROOT, 'cgroup.subtree_control'), enable);
+    const base = join(ROOT, GROUP);
+    if (!tryMkdir(base)) return { version: null, reason: `cannot create ${base}` };
+    write(join(base, 'cgroup.subtree_control'), enable);
+    return { version: 2, base };
+  } catch (error) {
+    rootError = (error as Error).message;
+  }
+  let own: string | null = null;
+  try {
+    own = ownV2Path(readFileSync('/proc/self/cgroup', 'utf8'));
+  } catch {
+    // No /proc: nothing to delegate from.
+  }
+  if (own === null) return { version: null, reason: `cgroup v2 is not writable: ${rootError}` };
+  const choice = chooseDelegatedBase(own, (path) => cgroupDirState(ROOT, path));
+  if (choice.dir === null) {
+    return { version: null, reason: `cgroup v2 root is not writable (not root?) and ${choice.reason}` };
+  }
+  try {
+    if (choice.enable) write(join(ROOT, choice.dir, 'cgroup.subtree_control'), enable);
+    const base = join(ROOT, choice.dir, GROUP);
+    if (!tryMkdir(base)) return { version: null, reason: `cannot create ${base}` };
+    write(join(base, 'cgroup.subtree_control'), enable);
+    return { version: 2, base };
+  } catch (error) {
+    return {
+      version: null,
+      reason: `delegated cgroup v2 subtree ${choice.dir} is not usable: ${(error as Error).message}`,
+    };
+  }
 }
 
 /** Directories of one cgroup in every hierarchy it spans. */

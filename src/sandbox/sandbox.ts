@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { CheckItem } from '../core/host/check-item.js';
+import type { LimitGuarantees } from './limit-guarantees.js';
 import type { Quiesced } from './process-freezer.js';
 
 export type { Quiesced } from './process-freezer.js';
@@ -180,6 +181,11 @@ export interface SandboxProvider {
    */
   checkImage(image: string): void;
   check(): Promise<ProviderCheck>;
+  /**
+   * Which limits its sandboxes get on this machine, and how (`FULL_LIMIT_GUARANTEES` when absent):
+   * a backend that falls back to rlimits says so here.
+   */
+  limitGuarantees?(): LimitGuarantees;
   /** Closes every sandbox of this provider and its helpers. */
   close(): Promise<void>;
 }

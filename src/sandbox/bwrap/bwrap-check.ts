@@ -4,6 +4,7 @@ import { release } from 'node:os';
 import type { CheckItem } from '../../core/host/check-item.js';
 import { detectCgroups } from '../cgroups.js';
 import type { ProviderCheck } from '../sandbox.js';
+import { limitsCheck } from './limits-check.js';
 
 function run(command: string, args: string[]): string | null {
   try {
@@ -74,14 +75,7 @@ export async function checkBwrap(): Promise<ProviderCheck> {
     });
   }
   items.push(isolationCheck(bwrap));
-  const cgroups = detectCgroups();
-  items.push({
-    name: 'cgroups (memory, pids, cpu limits)',
-    ok: cgroups.version !== null,
-    optional: true,
-    detail: cgroups.version === null ? cgroups.reason : `cgroup v${cgroups.version} writable`,
-    fix: 'run as root, or delegate a cgroup v2 subtree to this user (systemd-run --user --scope -p Delegate=yes)',
-  });
+  items.push(...limitsCheck(detectCgroups(), release()));
   return { ok: items.every((item) => item.ok || item.optional), items };
 }
 

@@ -10,6 +10,7 @@ import { hostPython } from '../host-python.js';
 import { type ImageRef, imageRefOn } from '../image-ref.js';
 import { builtDebianImage } from '../images/debian-image.js';
 import { prepareHostImage } from '../images/host-image.js';
+import { FULL_LIMIT_GUARANTEES, type LimitGuarantees, RLIMIT_ONLY_GUARANTEES } from '../limit-guarantees.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import type { ProviderCheck } from '../sandbox.js';
 import { checkBwrap } from './bwrap-check.js';
@@ -27,7 +28,8 @@ let warnedNoCgroups = false;
 
 /**
  * The default sandbox provider on Linux: bubblewrap on a per-sandbox overlay (tmpfs upper layer
- * over read-only image layers), no network, no capabilities, cgroup limits and rlimits.
+ * over read-only image layers), no network, no capabilities, cgroup limits and rlimits (rlimits only
+ * where cgroups are not writable: see `limitGuarantees`).
  */
 export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
   readonly id = 'bwrap';
@@ -116,7 +118,8 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
       const support = detectCgroups();
       this.#warn(
         `cgroups are not writable here (${support.version === null ? support.reason : 'unknown'}): ` +
-          'memory falls back to an address-space rlimit, and process counts and CPU are not limited',
+          'memory is limited per process (address-space rlimit) with no total across processes, ' +
+          'processes per command tree (RLIMIT_NPROC), and CPU is not limited',
       );
     }
     return BwrapSandbox.create(id, {
@@ -132,6 +135,11 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
 
   check(): Promise<ProviderCheck> {
     return checkBwrap();
+  }
+
+  /** With cgroups, every limit; without (not root, no delegated subtree), rlimits only. */
+  limitGuarantees(): LimitGuarantees {
+    return detectCgroups().version === null ? RLIMIT_ONLY_GUARANTEES : FULL_LIMIT_GUARANTEES;
   }
 
   async close(): Promise<void> {

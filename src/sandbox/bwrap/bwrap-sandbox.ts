@@ -23,6 +23,7 @@ import { controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
 import { CONTROLLER_PATH, prepareControllerBinary } from './controller-binary.js';
+import { rlimitPrelude } from './rlimit-prelude.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
 export interface BwrapSandboxConfig extends SandboxSettings {
@@ -88,15 +89,7 @@ export class BwrapSandbox extends BaseSandbox {
 
   /** rlimits set by the shell before any user code: they apply to everything it starts. */
   #prelude(): string {
-    const { limits, cgroup } = this.#config;
-    const lines = [
-      `ulimit -S -H -f ${Math.max(1, Math.floor(limits.fileSizeBytes / 1024))}`,
-      `ulimit -S -H -n ${limits.openFiles}`,
-      'ulimit -S -H -c 0',
-    ];
-    // Without a memory cgroup, an address-space rlimit is the only memory bound left.
-    if (!cgroup) lines.push(`ulimit -S -H -v ${Math.floor(limits.memoryBytes / 1024)}`);
-    return lines.map((line) => `${line} 2>/dev/null`).join('; ');
+    return rlimitPrelude(this.#config.limits, this.#config.cgroup !== null);
   }
 
   #launch(
