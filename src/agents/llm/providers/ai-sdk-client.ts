@@ -10,6 +10,9 @@ import { toSdkMessages, toSdkTools } from './sdk-prompt.js';
 // The AI SDK prints warnings to the console unless told not to; they go into `ModelResponse.warnings`.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
+/** The SDK's provider-options type (JSON values by provider name; ours are the same shape, typed looser). */
+type SdkProviderOptions = NonNullable<Parameters<typeof generateText>[0]['providerOptions']>;
+
 /** What differs between the providers behind `AiSdkModelClient`. */
 export interface AiSdkClientConfig {
   readonly spec: ModelSpec;
@@ -96,7 +99,7 @@ export class AiSdkModelClient implements ModelClient {
           ? { stopSequences: [...request.stop] }
           : {}),
         ...(request.providerOptions !== undefined
-          ? { providerOptions: request.providerOptions as Record<string, Record<string, never>> }
+          ? { providerOptions: request.providerOptions as SdkProviderOptions }
           : {}),
       });
       const raw = config.rawToolArguments?.(result.response.body) ?? new Map<string, string>();

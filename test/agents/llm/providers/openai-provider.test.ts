@@ -249,6 +249,25 @@ describe('the openai provider through the AI SDK', () => {
     expect(response.retries[0]?.reason).toMatch(/^connection/);
   });
 
+  it('retries a refused connection, then fails with MODEL_FAILED naming it', async () => {
+    const gone = await ScriptedLlmServer.start([]);
+    await gone.close();
+    const reasons: string[] = [];
+    const client = createModelClient(
+      { provider: 'openai', model: 'm' },
+      {
+        baseUrl: gone.url,
+        env: {},
+        retry: { ...QUICK, maxAttempts: 3 },
+        onRetry: (e) => reasons.push(e.reason),
+      },
+    );
+    const error = await client.complete(REQUEST).catch((e: unknown) => e);
+    expect((error as IntercodeError).code).toBe('MODEL_FAILED');
+    expect((error as Error).message).toMatch(/gave up after 3 attempts.*last failure connection refused/);
+    expect(reasons).toEqual(['connection refused', 'connection refused']);
+  });
+
   it('fails at once with MODEL_REJECTED on 401, 400 and an unknown model', async () => {
     const unauthorised = await setup([{ text: 'never' }], { apiKey: 'right' }, { apiKey: 'wrong' });
     expect(await codeOf(unauthorised.client.complete(REQUEST))).toBe('MODEL_REJECTED');
