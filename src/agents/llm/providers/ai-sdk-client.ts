@@ -42,6 +42,15 @@ function parseArguments(text: string): Readonly<Record<string, unknown>> | undef
   }
 }
 
+type SdkWarning = NonNullable<Awaited<ReturnType<typeof generateText>>['warnings']>[number];
+
+/** One line per SDK warning: `unsupported setting topK`, `compatibility: …`, or the SDK's message. */
+function warningText(warning: SdkWarning): string {
+  if (warning.type === 'other') return warning.message;
+  const what = warning.type === 'unsupported' ? 'unsupported setting' : 'compatibility mode for';
+  return `${what} ${warning.feature}${warning.details !== undefined ? `: ${warning.details}` : ''}`;
+}
+
 /** A model behind the AI SDK's `generateText`, with our retry policy, timeout and mapping around it. */
 export class AiSdkModelClient implements ModelClient {
   readonly id: string;
@@ -122,9 +131,7 @@ export class AiSdkModelClient implements ModelClient {
         cacheWrite: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
         reasoning: usage.outputTokenDetails?.reasoningTokens ?? 0,
       };
-      const warnings = result.warnings?.map((w) =>
-        'message' in w && typeof w.message === 'string' ? w.message : JSON.stringify(w),
-      );
+      const warnings = result.warnings?.map(warningText);
       return {
         text: result.text,
         ...(result.reasoningText !== undefined && result.reasoningText !== ''

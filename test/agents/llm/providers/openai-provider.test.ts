@@ -154,6 +154,17 @@ describe('the openai provider through the AI SDK', () => {
     expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'low', top_k: 5 });
   });
 
+  it('returns the SDK warnings as lines instead of printing them', async () => {
+    const { client } = await setup([{ text: 'ok' }]);
+    const response = await client.complete({
+      ...REQUEST,
+      providerOptions: { 'openai-compatible': { user: 'u1' } },
+    });
+    expect(response.warnings).toEqual([
+      "The 'openai-compatible' key in providerOptions is deprecated. Use 'openaiCompatible' instead.",
+    ]);
+  });
+
   it('sends the API key as a bearer token when one is given', async () => {
     const { server, client } = await setup([{ text: 'ok' }], { apiKey: 'sk-local' }, { apiKey: 'sk-local' });
     await client.complete(REQUEST);
