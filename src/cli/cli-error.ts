@@ -7,7 +7,6 @@ const UNAVAILABLE = new Set([
   'SANDBOX_HELPER_FAILED',
   'SQL_ENGINE_UNAVAILABLE',
   'SQL_ENGINE_FAILED',
-  'MODEL_UNREACHABLE',
 ]);
 
 /** Turns any error into one line on stderr and the matching exit code; stack traces only with INTERCODE_DEBUG. */
