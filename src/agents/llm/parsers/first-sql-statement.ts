@@ -1,4 +1,8 @@
-/** First words of a statement the SQL parser runs (inside a fence or a `execute[…]`). */
+/**
+ * First words of the statements the SQL parser runs: queries and schema lookups only. The tasks ask
+ * questions of a database; a statement that changes it (or the session, `SET`, `USE`) is refused, as
+ * the original's parser refused statements outside its keyword list.
+ */
 export const SQL_KEYWORDS: ReadonlySet<string> = new Set([
   'SELECT',
   'WITH',
@@ -6,18 +10,6 @@ export const SQL_KEYWORDS: ReadonlySet<string> = new Set([
   'DESCRIBE',
   'DESC',
   'EXPLAIN',
-  'PRAGMA',
-  'VALUES',
-  'TABLE',
-  'INSERT',
-  'UPDATE',
-  'DELETE',
-  'REPLACE',
-  'CREATE',
-  'DROP',
-  'ALTER',
-  'USE',
-  'SET',
 ]);
 
 /**

@@ -97,7 +97,7 @@ const CASES: readonly Case[] = [
   ],
   ['sql: mysql tag', 'sql', `${F}mysql\nshow tables\n${F}`, code('show tables')],
   ['sql: bash block', 'sql', `${F}bash\nmysql -e 'SELECT 1'\n${F}`, /tagged bash, not sql/],
-  ['sql: prose in a block', 'sql', `${F}\nThe answer is 42\n${F}`, /does not start with a SQL statement/],
+  ['sql: prose in a block', 'sql', `${F}\nThe answer is 42\n${F}`, /does not start with a query/],
   [
     'sql: bare upper-case SELECT',
     'sql',
@@ -123,6 +123,18 @@ const CASES: readonly Case[] = [
     'sql',
     `${F}sql\nWITH a AS (SELECT 1) SELECT * FROM a\n${F}`,
     code('WITH a AS (SELECT 1) SELECT * FROM a'),
+  ],
+  [
+    'sql: a statement that changes the session is refused',
+    'sql',
+    `${F}sql\nSET sql_mode = ''; SELECT 1\n${F}`,
+    /does not start with a query/,
+  ],
+  [
+    'sql: a statement that changes data is refused',
+    'sql',
+    `${F}sql\nDELETE FROM singer\n${F}`,
+    /does not start with a query/,
   ],
   ['sql: submit', 'sql', 'submit', { kind: 'submit' }],
   ['sql: refusal', 'sql', 'Sorry, I am unable to access the database.', /refusal/],

@@ -72,7 +72,7 @@ const CASES: readonly Case[] = [
     'sql',
     'Thought: t\nAction: execute[find the singers]',
     't',
-    /does not start with a SQL statement/,
+    /does not start with a query/,
   ],
   [
     'sql: no action at all',
