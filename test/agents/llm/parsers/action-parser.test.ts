@@ -63,6 +63,11 @@ const CASES: readonly Case[] = [
   ['bash: skip', 'bash', 'skip', { kind: 'skip' }],
   ['bash: empty answer', 'bash', '   \n ', /empty/],
   ['bash: indented block is dedented', 'bash', `1. Run:\n   ${F}bash\n   ls /x\n   ${F}`, code('ls /x')],
+  ['bash: Windows line ends', 'bash', `${F}bash\r\nls /srv\r\n${F}\r\n`, code('ls /srv')],
+  ['bash: attributes after the tag', 'bash', `${F}bash title="list"\nls /srv\n${F}`, code('ls /srv')],
+  ['bash: command on the fence line', 'bash', `${F}bash ls /srv\n${F}`, code('ls /srv')],
+  ['bash: a one-line block with only its tag is empty', 'bash', `${F}bash${F}`, /empty/],
+  ['bash: untagged one-line block', 'bash', `${F}ls -l${F}`, code('ls -l')],
   ['bash: text tag is not code', 'bash', `${F}text\nfile1\n${F}`, /tagged text, not bash/],
   // SQL
   [
