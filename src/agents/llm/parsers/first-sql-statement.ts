@@ -1,7 +1,8 @@
 /**
- * First words of the statements the SQL parser runs: queries and schema lookups only. The tasks ask
- * questions of a database; a statement that changes it (or the session, `SET`, `USE`) is refused, as
- * the original's parser refused statements outside its keyword list.
+ * First words of the statements the SQL parser runs. Statements that change the database run too
+ * (the paper's runs did send `ALTER`, `USE` and `SET sql_mode` to the database, and the environment
+ * restores a changed database before the next episode); only text that does not start like a SQL
+ * statement is refused.
  */
 export const SQL_KEYWORDS: ReadonlySet<string> = new Set([
   'SELECT',
@@ -10,6 +11,18 @@ export const SQL_KEYWORDS: ReadonlySet<string> = new Set([
   'DESCRIBE',
   'DESC',
   'EXPLAIN',
+  'PRAGMA',
+  'VALUES',
+  'TABLE',
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'REPLACE',
+  'CREATE',
+  'DROP',
+  'ALTER',
+  'USE',
+  'SET',
 ]);
 
 /**

@@ -37,9 +37,7 @@ const RULES: Readonly<Record<EnvLanguage, LanguageRule>> = {
       const statement = firstSqlStatement(body);
       if (statement === undefined) return { reason: 'the code block holds no SQL statement' };
       if (!SQL_KEYWORDS.has(firstSqlWord(statement))) {
-        return {
-          reason: `the code block does not start with a query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN): ${preview(statement)}`,
-        };
+        return { reason: `the code block does not start with a SQL statement: ${preview(statement)}` };
       }
       return { code: statement };
     },

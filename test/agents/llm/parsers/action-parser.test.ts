@@ -102,7 +102,7 @@ const CASES: readonly Case[] = [
   ],
   ['sql: mysql tag', 'sql', `${F}mysql\nshow tables\n${F}`, code('show tables')],
   ['sql: bash block', 'sql', `${F}bash\nmysql -e 'SELECT 1'\n${F}`, /tagged bash, not sql/],
-  ['sql: prose in a block', 'sql', `${F}\nThe answer is 42\n${F}`, /does not start with a query/],
+  ['sql: prose in a block', 'sql', `${F}\nThe answer is 42\n${F}`, /does not start with a SQL statement/],
   [
     'sql: bare upper-case SELECT',
     'sql',
@@ -130,16 +130,20 @@ const CASES: readonly Case[] = [
     code('WITH a AS (SELECT 1) SELECT * FROM a'),
   ],
   [
-    'sql: a statement that changes the session is refused',
+    'sql: a statement that changes the session runs',
     'sql',
-    `${F}sql\nSET sql_mode = ''; SELECT 1\n${F}`,
-    /does not start with a query/,
+    `${F}sql
+SET sql_mode = ''; SELECT 1
+${F}`,
+    code("SET sql_mode = ''"),
   ],
   [
-    'sql: a statement that changes data is refused',
+    'sql: an ALTER statement runs (the paper ran them)',
     'sql',
-    `${F}sql\nDELETE FROM singer\n${F}`,
-    /does not start with a query/,
+    `${F}sql
+ALTER TABLE t ADD COLUMN c INT;
+${F}`,
+    code('ALTER TABLE t ADD COLUMN c INT'),
   ],
   ['sql: submit', 'sql', 'submit', { kind: 'submit' }],
   ['sql: refusal', 'sql', 'Sorry, I am unable to access the database.', /refusal/],

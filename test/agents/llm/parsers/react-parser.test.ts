@@ -72,7 +72,7 @@ const CASES: readonly Case[] = [
     'sql',
     'Thought: t\nAction: execute[find the singers]',
     't',
-    /does not start with a query/,
+    /does not start with a SQL statement/,
   ],
   [
     'sql: no action at all',

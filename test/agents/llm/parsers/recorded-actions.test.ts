@@ -42,7 +42,7 @@ const REACT: readonly (readonly [file: string, env: 'sql' | 'bash'])[] = [
 ];
 
 describe('recorded upstream actions', () => {
-  it('try-again actions in a fence parse back to themselves (SQL: the queries; the rest refused)', (context) => {
+  it('try-again actions in a fence parse back to themselves (SQL: every statement; prose refused)', (context) => {
     skipIfMissing(context.skip, missing(FENCED.map(([file]) => file)));
     let checked = 0;
     for (const [file, env] of FENCED) {
@@ -51,8 +51,10 @@ describe('recorded upstream actions', () => {
         for (const action of episode.turn_history.actions) {
           if (action.trim() === '' || action === 'blocked') continue;
           const parsed = parse(`\`\`\`${env}\n${action}\n\`\`\``);
-          const isQuery = env === 'bash' || SQL_KEYWORDS.has(firstSqlWord(action.trim()));
-          if (isQuery) expect(parsed, `${file}: ${action}`).toEqual({ kind: 'code', code: action.trim() });
+          const isStatement = env === 'bash' || SQL_KEYWORDS.has(firstSqlWord(action.trim()));
+          // The original cut SQL at its first `;` (the actions it refused are logged uncut).
+          const ran = env === 'sql' ? action.split(';')[0]!.trim() : action.trim();
+          if (isStatement) expect(parsed, `${file}: ${action}`).toEqual({ kind: 'code', code: ran });
           else expect(parsed.kind, `${file}: ${action}`).toBe('invalid');
           checked += 1;
         }
@@ -61,10 +63,10 @@ describe('recorded upstream actions', () => {
     expect(checked).toBeGreaterThan(7000);
   });
 
-  it('ReAct actions run where the original ran them, except statements that are not queries', (context) => {
+  it('ReAct actions run where the original ran them, except prose', (context) => {
     skipIfMissing(context.skip, missing(REACT.map(([file]) => file)));
-    // The original ran whatever was inside execute[...]; we refuse prose and statements that change
-    // the session (`SET sql_mode = ''`): those turns get a format reminder instead of a SQL error.
+    // The original ran whatever was inside execute[...]; we refuse prose ("It seems like the table …"):
+    // those turns get a format reminder instead of a SQL syntax error.
     const weRunTheyRefused: string[] = [];
     const weRefuseTheyRan: string[] = [];
     let checked = 0;
@@ -85,7 +87,7 @@ describe('recorded upstream actions', () => {
     }
     expect(checked).toBeGreaterThan(5000);
     expect(weRunTheyRefused).toEqual([]);
-    expect(weRefuseTheyRan.length).toBeLessThanOrEqual(10);
+    expect(weRefuseTheyRan.length).toBeLessThanOrEqual(5);
     for (const action of weRefuseTheyRan) {
       const inside = /^execute\[([\s\S]*)\]$/.exec(action)?.[1] ?? '';
       expect(SQL_KEYWORDS.has(firstSqlWord(inside.trim())), action).toBe(false);

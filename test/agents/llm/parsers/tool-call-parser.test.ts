@@ -54,7 +54,7 @@ const CASES: readonly Case[] = [
     'sql: prose as code',
     'sql',
     call('execute', json({ code: 'list the tables' })),
-    /does not start with a query/,
+    /does not start with a SQL statement/,
   ],
   [
     'python: def',
