@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../../core/host/atomic-write.js';
+import type { ChatMessageData } from '../../../core/run-files/episode-record-schema.js';
+import type { ChatMessage } from '../model-client.js';
+
+/** The file of a run directory that holds each shared prompt prefix once. */
+export const PREFIXES_FILE = 'prefixes.json';
+
+/**
+ * The shared prompt prefixes of a run (system prompt, demonstrations): every model call of every
+ * episode starts with one, so `episodes.jsonl` names it (`prefix` of a call) instead of repeating
+ * it. `prefixes.json` maps each name (the first 16 hex digits of the SHA-256 of the messages' JSON)
+ * to its messages; it is rewritten atomically when a new prefix appears, and a resumed run keeps
+ * the prefixes it already had.
+ */
+export class PrefixStore {
+  readonly path: string | undefined;
+  readonly #prefixes = new Map<string, readonly ChatMessageData[]>();
+  /** The name of each prefix array already seen, so that a turn costs no hashing. */
+  readonly #names = new WeakMap<readonly ChatMessage[], string>();
+
+  /** A store that writes `prefixes.json` into `directory`; without one, it only names prefixes. */
+  constructor(directory?: string) {
+    this.path = directory === undefined ? undefined : join(directory, PREFIXES_FILE);
+    if (this.path !== undefined && existsSync(this.path)) {
+      const stored = JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, ChatMessageData[]>;
+      for (const [name, messages] of Object.entries(stored)) this.#prefixes.set(name, messages);
+    }
+  }
+
+  /** The name of `messages` as a prefix, stored (and written to disk) the first time it is seen. */
+  name(messages: readonly ChatMessage[]): string {
+    const known = this.#names.get(messages);
+    if (known !== undefined) return known;
+    const data = messages.map(messageData);
+    const name = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 16);
+    this.#names.set(messages, name);
+    if (!this.#prefixes.has(name)) {
+      this.#prefixes.set(name, data);
+      if (this.path !== undefined) {
+        writeFileAtomic(this.path, `${JSON.stringify(Object.fromEntries(this.#prefixes), null, 2)}\n`);
+      }
+    }
+    return name;
+  }
+
+  /** The messages of a prefix by name. */
+  get(name: string): readonly ChatMessageData[] | undefined {
+    return this.#prefixes.get(name);
+  }
+}
+
+/** A message as `episodes.jsonl` and `prefixes.json` keep it (tool call arguments as their text). */
+export function messageData(message: ChatMessage): ChatMessageData {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return {
+        role: message.role,
+        content: message.content,
+        ...(message.cacheBreakpoint ? { cacheBreakpoint: true } : {}),
+      };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...(message.toolCalls?.length
+          ? {
+              toolCalls: message.toolCalls.map((call) => ({
+                id: call.id,
+                name: call.name,
+                argumentsText: call.argumentsText,
+              })),
+            }
+          : {}),
+      };
+    case 'tool':
+      return {
+        role: 'tool',
+        content: message.content,
+        toolCallId: message.toolCallId,
+        toolName: message.toolName,
+      };
+  }
+}
