@@ -16,17 +16,33 @@ export const PREFIXES_FILE = 'prefixes.json';
  * the prefixes it already had.
  */
 export class PrefixStore {
-  readonly path: string | undefined;
+  #path: string | undefined;
   readonly #prefixes = new Map<string, readonly ChatMessageData[]>();
   /** The name of each prefix array already seen, so that a turn costs no hashing. */
   readonly #names = new WeakMap<readonly ChatMessage[], string>();
 
-  /** A store that writes `prefixes.json` into `directory`; without one, it only names prefixes. */
+  /** A store that writes `prefixes.json` into `directory`; without one, only once {@link open}ed. */
   constructor(directory?: string) {
-    this.path = directory === undefined ? undefined : join(directory, PREFIXES_FILE);
-    if (this.path !== undefined && existsSync(this.path)) {
-      const stored = JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, ChatMessageData[]>;
-      for (const [name, messages] of Object.entries(stored)) this.#prefixes.set(name, messages);
+    if (directory !== undefined) this.open(directory);
+  }
+
+  /** The file the store writes, once it has a directory. */
+  get path(): string | undefined {
+    return this.#path;
+  }
+
+  /**
+   * Writes into `directory` from now on, keeping the prefixes its `prefixes.json` already holds (a
+   * resumed run). The file is written at the first new prefix, so a run that fails before its first
+   * model call leaves none.
+   */
+  open(directory: string): void {
+    this.#path = join(directory, PREFIXES_FILE);
+    if (existsSync(this.#path)) {
+      const stored = JSON.parse(readFileSync(this.#path, 'utf8')) as Record<string, ChatMessageData[]>;
+      for (const [name, messages] of Object.entries(stored)) {
+        if (!this.#prefixes.has(name)) this.#prefixes.set(name, messages);
+      }
     }
   }
 
@@ -39,8 +55,8 @@ export class PrefixStore {
     this.#names.set(messages, name);
     if (!this.#prefixes.has(name)) {
       this.#prefixes.set(name, data);
-      if (this.path !== undefined) {
-        writeFileAtomic(this.path, `${JSON.stringify(Object.fromEntries(this.#prefixes), null, 2)}\n`);
+      if (this.#path !== undefined) {
+        writeFileAtomic(this.#path, `${JSON.stringify(Object.fromEntries(this.#prefixes), null, 2)}\n`);
       }
     }
     return name;
