@@ -76,7 +76,21 @@ export class LlmAgent implements Agent {
       limits,
       dialogueLimit: options.dialogueLimit ?? DIALOGUE_LIMITS[options.env],
     };
-    switch (options.strategy) {
+    const budget = options.budget;
+    budget?.start(task.id);
+    const policy = this.#policy(context);
+    if (budget === undefined) return policy;
+    return {
+      act: (turn) => policy.act(turn),
+      close: async () => {
+        budget.finish(task.id);
+        await policy.close?.();
+      },
+    };
+  }
+
+  #policy(context: StrategyContext): EpisodePolicy {
+    switch (context.strategy) {
       case 'single':
         return tryAgainStrategy(context, { single: true });
       case 'try-again':

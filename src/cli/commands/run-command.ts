@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Agent } from '../../agents/agent.js';
@@ -7,6 +8,7 @@ import { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { EnvDefinition } from '../../envs/env-definition.js';
+import { parseEpisodeRecords } from '../../harness/episode-record.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
@@ -132,6 +134,15 @@ export function registerRun(program: Command): void {
     }
     const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
     llm?.prefixes.open(outDir);
+    // A resumed run's finished episodes count toward its cost cap.
+    const previous = join(outDir, 'episodes.jsonl');
+    if (llm?.budget && flags.resume && existsSync(previous)) {
+      // A torn last line of a killed run is not an episode (the log drops it too).
+      const text = readFileSync(previous, 'utf8');
+      for (const record of parseEpisodeRecords(text.slice(0, text.lastIndexOf('\n') + 1), previous)) {
+        if (record.error === undefined) llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
+      }
+    }
     const run = await plan.open(dataset);
     progress =
       process.stderr.isTTY && !flags.json && flags.agent !== 'human' ? new ProgressBarReporter() : undefined;

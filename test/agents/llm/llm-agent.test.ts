@@ -24,7 +24,7 @@ function agentOf(answers: readonly Answer[], options: Partial<LlmAgentOptions> =
     env: 'bash',
     strategy: 'try-again',
     prices: { cost: (_model, usage) => usage.input * PRICE_PER_INPUT_TOKEN },
-    budget: { add: (cost) => billed.push(cost) },
+    budget: { start: () => {}, add: (cost) => billed.push(cost ?? Number.NaN), finish: () => {} },
     ...options,
   });
   return { agent, client, billed };

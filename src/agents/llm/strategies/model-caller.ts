@@ -15,9 +15,14 @@ export interface CallPricing {
   cost(model: string, usage: TokenUsage): number | null;
 }
 
-/** Is told the cost of every model call as it is known (`CostBudget` of `--max-cost`). */
+/**
+ * Is told when episodes start and end and the cost of every model call as it is known (`CostBudget`
+ * of `--max-cost`; `null`: the model has no price). `key` is the episode's task id.
+ */
 export interface CostSink {
-  add(costUsd: number): void;
+  start(key: string): void;
+  add(costUsd: number | null, key?: string): void;
+  finish(key: string): void;
 }
 
 /** The sampling settings of every request of a run (`--temperature`, `--max-tokens`, `--provider-option`). */
@@ -85,7 +90,7 @@ export class ModelCaller {
       signal,
     );
     const costUsd = response.cached ? 0 : prices ? prices.cost(client.id, response.usage) : null;
-    if (costUsd !== null && costUsd > 0) budget?.add(costUsd);
+    budget?.add(costUsd, context.taskId);
     this.#limits.add(response.usage.input + response.usage.output);
     const named = prefixes !== undefined && messages.prefix.length > 0;
     const record: ModelCallRecord = {
