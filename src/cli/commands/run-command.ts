@@ -82,7 +82,9 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('play a dataset with an agent and write episodes.jsonl and summary.json')
     .argument('<dataset>', 'dataset id (see `intercode datasets`) or a .json/.jsonl task file')
-    .addOption(new Option('--agent <agent>', 'agent (default: gold; llm when --model is given)').choices(AGENTS))
+    .addOption(
+      new Option('--agent <agent>', 'agent (default: gold; llm when --model is given)').choices(AGENTS),
+    )
     .option('--tasks <list>', 'task indices, e.g. 0-9,12')
     .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
     .option('--out <dir>', 'run directory (default: runs/<dataset>-<agent>-<time>)')
@@ -140,7 +142,8 @@ export function registerRun(program: Command): void {
       // A torn last line of a killed run is not an episode (the log drops it too).
       const text = readFileSync(previous, 'utf8');
       for (const record of parseEpisodeRecords(text.slice(0, text.lastIndexOf('\n') + 1), previous)) {
-        if (record.error === undefined) llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
+        if (record.error === undefined)
+          llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
       }
     }
     const run = await plan.open(dataset);

@@ -43,7 +43,10 @@ describe('try-again', () => {
       { text: fenced('bash', 'ls /data') },
       { text: fenced('bash', 'ls /data | wc -l') },
     ]);
-    const turns = await drive(agent.episode(task()), task(), [{ output: 'a\nb\nc', reward: 0.4 }, { output: '3' }]);
+    const turns = await drive(agent.episode(task()), task(), [
+      { output: 'a\nb\nc', reward: 0.4 },
+      { output: '3' },
+    ]);
     expect(turns.map(actionOf)).toEqual([
       { type: 'code', code: 'ls /data' },
       { type: 'code', code: 'ls /data | wc -l' },
@@ -108,7 +111,11 @@ describe('try-again', () => {
     ] as const) {
       const answers = Array.from({ length: 10 }, (_, n) => ({ text: fenced(env, `SELECT ${n}`) }));
       const { agent, client } = agentOf(answers, { env });
-      await drive(agent.episode(task()), task(), Array.from({ length: 10 }, () => ({ output: 'out' })));
+      await drive(
+        agent.episode(task()),
+        task(),
+        Array.from({ length: 10 }, () => ({ output: 'out' })),
+      );
       const last = client.requests.at(-1)!;
       expect(last.messages).toHaveLength(2 + limit);
       expect(last.messages[1]).toMatchObject({ role: 'user' });
@@ -215,7 +222,11 @@ describe('plan-solve', () => {
 
   it('a plan without numbered steps is a format error, and the next turn asks again', async () => {
     const { agent, client } = agentOf(
-      [{ text: 'I would look around.' }, { text: '1. Count the files.' }, { text: fenced('bash', 'ls | wc -l') }],
+      [
+        { text: 'I would look around.' },
+        { text: '1. Count the files.' },
+        { text: fenced('bash', 'ls | wc -l') },
+      ],
       { strategy: 'plan-solve' },
     );
     const turns = await drive(agent.episode(task()), task(), [{ output: '' }, { output: '4' }], 3);
@@ -257,11 +268,19 @@ describe('tools', () => {
       [
         { toolCalls: [{ id: 'c1', name: 'execute', arguments: undefined, argumentsText: '{"code": ls' }] },
         { text: 'I think you should run ls.' },
-        { toolCalls: [{ id: 'c2', name: 'execute', arguments: { code: 'ls' }, argumentsText: '{"code":"ls"}' }] },
+        {
+          toolCalls: [
+            { id: 'c2', name: 'execute', arguments: { code: 'ls' }, argumentsText: '{"code":"ls"}' },
+          ],
+        },
       ],
       { strategy: 'tools' },
     );
-    const turns = await drive(agent.episode(task()), task(), [{ output: '' }, { output: '' }, { output: 'ok' }]);
+    const turns = await drive(agent.episode(task()), task(), [
+      { output: '' },
+      { output: '' },
+      { output: 'ok' },
+    ]);
     expect(turns[0]!.action).toBeUndefined();
     expect(turns[0]!.llm!.formatError).toBeTruthy();
     expect(turns[1]!.llm!.formatError).toBe(NO_TOOL_CALL);
@@ -276,7 +295,11 @@ describe('limits and run files', () => {
   it('--max-episode-tokens ends the episode with a stop before the next call', async () => {
     const answers = Array.from({ length: 5 }, () => ({ text: fenced('bash', 'ls') }));
     const { agent, client } = agentOf(answers, { limits: { maxTokens: 2 * (USAGE.input + USAGE.output) } });
-    const turns = await drive(agent.episode(task()), task(), Array.from({ length: 5 }, () => ({ output: '' })));
+    const turns = await drive(
+      agent.episode(task()),
+      task(),
+      Array.from({ length: 5 }, () => ({ output: '' })),
+    );
     expect(turns.at(-1)).toEqual({ stop: 'tokens' });
     expect(client.requests).toHaveLength(2);
   });
@@ -293,7 +316,9 @@ describe('limits and run files', () => {
     expect(limits.reached()).toBe('time');
   });
 
-  it('the shared prefix is stored once per run in prefixes.json and named by every call', async ({ tempDir }) => {
+  it('the shared prefix is stored once per run in prefixes.json and named by every call', async ({
+    tempDir,
+  }) => {
     const dir = tempDir('prefixes');
     const prefixes = new PrefixStore(dir);
     const answers = Array.from({ length: 4 }, () => ({ text: fenced('bash', 'ls') }));
@@ -307,7 +332,11 @@ describe('limits and run files', () => {
     expect(Object.keys(stored)).toEqual([names[0]]);
     expect(stored[names[0]!]).toEqual([expect.objectContaining({ role: 'system', cacheBreakpoint: true })]);
     // The calls keep only what follows the prefix.
-    expect(first[1]!.llm!.calls[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(first[1]!.llm!.calls[0]!.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
     // A resumed run's store knows the prefixes already written.
     const reopened = new PrefixStore(dir);
     expect(reopened.get(names[0]!)).toEqual(stored[names[0]!]);

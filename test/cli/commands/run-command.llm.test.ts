@@ -31,7 +31,12 @@ interface LlmCall {
 }
 interface Episode {
   taskId: string;
-  turns: { action: string; reward: number; admissible: boolean; llm?: { calls: LlmCall[]; formatError?: string } }[];
+  turns: {
+    action: string;
+    reward: number;
+    admissible: boolean;
+    llm?: { calls: LlmCall[]; formatError?: string };
+  }[];
   success: boolean;
   usage?: { input: number; output: number };
   error?: string;
@@ -45,13 +50,19 @@ const userText = (request: RecordedLlmRequest): string =>
 function goldScript(tasks: readonly Task[], language: string, wrong: string, delayMs = 0) {
   return (request: RecordedLlmRequest): ScriptStep => {
     const text = userText(request);
-    const task = [...tasks].reverse().find((candidate) => text.includes(JSON.stringify(candidate.query).slice(1, -1)));
+    const task = [...tasks]
+      .reverse()
+      .find((candidate) => text.includes(JSON.stringify(candidate.query).slice(1, -1)));
     if (task === undefined) return { status: 400, errorMessage: 'no task in the request' };
     const answered = ((request.body as { messages: unknown[] }).messages ?? []).some(
       (message) => (message as { role: string }).role === 'assistant',
     );
     const code = answered ? String(task.gold) : wrong;
-    return { text: `Let me try.\n\`\`\`${language}\n${code}\n\`\`\``, usage: { input: 200, output: 30 }, delayMs };
+    return {
+      text: `Let me try.\n\`\`\`${language}\n${code}\n\`\`\``,
+      usage: { input: 200, output: 30 },
+      delayMs,
+    };
   };
 }
 
@@ -88,7 +99,13 @@ describe('intercode run --agent llm', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(summary).toMatchObject({ agent: 'llm', model: 'openai:gpt-4o', strategy: 'try-again', n: 4, solved: 4 });
+    expect(summary).toMatchObject({
+      agent: 'llm',
+      model: 'openai:gpt-4o',
+      strategy: 'try-again',
+      n: 4,
+      solved: 4,
+    });
     const episodes = episodesOf(out);
     expect(episodes).toHaveLength(4);
     for (const episode of episodes) {
@@ -110,7 +127,9 @@ describe('intercode run --agent llm', () => {
     const tasks = (await demoBashDataset().load()).tasks.slice(0, 2);
     const script = (request: RecordedLlmRequest): ScriptStep => {
       const body = request.body as { messages: { role: string }[] };
-      const task = tasks.find((candidate) => userText(request).includes(JSON.stringify(candidate.query).slice(1, -1)));
+      const task = tasks.find((candidate) =>
+        userText(request).includes(JSON.stringify(candidate.query).slice(1, -1)),
+      );
       const submitted = body.messages.some((message) => message.role === 'assistant');
       return {
         text: submitted
@@ -145,10 +164,18 @@ describe('intercode run --agent llm', () => {
     servers.push(server);
     const dir = tempDir('llm-resume');
     const out = join(dir, 'run');
-    const args = ['run', 'demo/sql', '--tasks', '0-7', ...llmArgs(server, out), '--cache', join(dir, 'cache')];
+    const args = [
+      'run',
+      'demo/sql',
+      '--tasks',
+      '0-7',
+      ...llmArgs(server, out),
+      '--cache',
+      join(dir, 'cache'),
+    ];
     const first = cli.start(args, { env: { TEST_LLM_KEY: KEY } });
     // Killed while the 7th model request waits for its answer (in episode 4, its first turn answered).
-    await waitFor(() => server.modelRequestCount >= 7, 60_000, "7 model requests");
+    await waitFor(() => server.modelRequestCount >= 7, 60_000, '7 model requests');
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -168,12 +195,17 @@ describe('intercode run --agent llm', () => {
     expect(secondRun.filter((request) => sent.has(JSON.stringify(request.body)))).toEqual([]);
     expect(firstRun.length + secondRun.length).toBeLessThanOrEqual(2 * tasks.length + 1);
     // The resumed episode's first turn came from the cache.
-    const cachedTurns = episodes.flatMap((episode) => episode.turns).filter((turn) => turn.llm?.calls[0]?.cached);
+    const cachedTurns = episodes
+      .flatMap((episode) => episode.turns)
+      .filter((turn) => turn.llm?.calls[0]?.cached);
     expect(cachedTurns.length).toBeGreaterThan(0);
     expect(cachedTurns.every((turn) => turn.llm!.calls[0]!.costUsd === 0)).toBe(true);
   });
 
-  it('refuses bad input in one line before any episode, leaving no run directory', async ({ cli, tempDir }) => {
+  it('refuses bad input in one line before any episode, leaving no run directory', async ({
+    cli,
+    tempDir,
+  }) => {
     const server = await ScriptedLlmServer.start([], { apiKey: KEY, models: ['gpt-4o'] });
     servers.push(server);
     const dir = tempDir('llm-bad');
@@ -181,9 +213,21 @@ describe('intercode run --agent llm', () => {
     const base = ['run', 'demo/sql', '--out', out];
     const cases: { args: string[]; error: RegExp; status: number; env?: Record<string, string> }[] = [
       { args: ['--model', 'nosuch:model'], error: /nosuch/, status: 1 },
-      { args: ['--model', 'openai:gpt-4o'], error: /OPENAI_API_KEY|key/i, status: 1, env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } },
       {
-        args: ['--model', 'openai:gpt-4o', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'TEST_LLM_KEY'],
+        args: ['--model', 'openai:gpt-4o'],
+        error: /OPENAI_API_KEY|key/i,
+        status: 1,
+        env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+      },
+      {
+        args: [
+          '--model',
+          'openai:gpt-4o',
+          '--base-url',
+          'http://127.0.0.1:9/v1',
+          '--api-key-env',
+          'TEST_LLM_KEY',
+        ],
         error: /127\.0\.0\.1:9|reach/i,
         status: 2,
       },
@@ -192,18 +236,32 @@ describe('intercode run --agent llm', () => {
         error: /gpt-5-nope/,
         status: 1,
       },
-      { args: ['--model', 'openai:gpt-4o', '--api-key-env', 'NO_SUCH_VARIABLE'], error: /NO_SUCH_VARIABLE is not set/, status: 1 },
+      {
+        args: ['--model', 'openai:gpt-4o', '--api-key-env', 'NO_SUCH_VARIABLE'],
+        error: /NO_SUCH_VARIABLE is not set/,
+        status: 1,
+      },
       { args: ['--agent', 'llm'], error: /--agent llm needs --model/, status: 1 },
       { args: ['--strategy', 'react'], error: /--strategy applies to --agent llm only/, status: 1 },
-      { args: ['--agent', 'gold', '--model', 'openai:gpt-4o'], error: /--model applies to --agent llm only/, status: 1 },
-      { args: ['--model', 'openai:gpt-4o', '--temperature', '7'], error: /--temperature must be a number from 0 to 2/, status: 1 },
-      { args: ['--model', 'openai:gpt-4o', '--provider-option', 'novalue'], error: /--provider-option must be key=value/, status: 1 },
+      {
+        args: ['--agent', 'gold', '--model', 'openai:gpt-4o'],
+        error: /--model applies to --agent llm only/,
+        status: 1,
+      },
+      {
+        args: ['--model', 'openai:gpt-4o', '--temperature', '7'],
+        error: /--temperature must be a number from 0 to 2/,
+        status: 1,
+      },
+      {
+        args: ['--model', 'openai:gpt-4o', '--provider-option', 'novalue'],
+        error: /--provider-option must be key=value/,
+        status: 1,
+      },
       { args: ['--model', 'openai:gpt-4o', '--strategy', 'guess'], error: /--strategy/, status: 1 },
     ];
     for (const { args, error, status, env } of cases) {
-      const result = await finished(
-        cli.start([...base, ...args], { env: { TEST_LLM_KEY: KEY, ...env } }),
-      );
+      const result = await finished(cli.start([...base, ...args], { env: { TEST_LLM_KEY: KEY, ...env } }));
       expect(result.stderr, args.join(' ')).toMatch(/^intercode: [^\n]+\n$/);
       expect(result.stderr, args.join(' ')).toMatch(error);
       expect(result.status, args.join(' ')).toBe(status);
