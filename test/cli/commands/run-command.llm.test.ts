@@ -87,7 +87,10 @@ describe('intercode run --agent llm', () => {
     tempDir,
   }) => {
     const tasks = (await demoSqlDataset().load()).tasks.slice(0, 4);
-    const server = await ScriptedLlmServer.start(goldScript(tasks, 'sql', 'SELECT 1'), { apiKey: KEY });
+    const server = await ScriptedLlmServer.start(goldScript(tasks, 'sql', 'SELECT 1'), {
+      apiKey: KEY,
+      models: ['gpt-4o'],
+    });
     servers.push(server);
     const out = join(tempDir('llm-sql'), 'run');
     const result = await finished(
@@ -137,7 +140,7 @@ describe('intercode run --agent llm', () => {
           : `Thought: run the command.\nAction: execute[${String(task?.gold ?? 'false')}]`,
       };
     };
-    const server = await ScriptedLlmServer.start(script, { apiKey: KEY });
+    const server = await ScriptedLlmServer.start(script, { apiKey: KEY, models: ['gpt-4o'] });
     servers.push(server);
     const out = join(tempDir('llm-bash'), 'run');
     const result = await finished(
@@ -160,7 +163,10 @@ describe('intercode run --agent llm', () => {
     tempDir,
   }) => {
     const tasks = (await demoSqlDataset().load()).tasks.slice(0, 8);
-    const server = await ScriptedLlmServer.start(goldScript(tasks, 'sql', 'SELECT 1', 150), { apiKey: KEY });
+    const server = await ScriptedLlmServer.start(goldScript(tasks, 'sql', 'SELECT 1', 150), {
+      apiKey: KEY,
+      models: ['gpt-4o'],
+    });
     servers.push(server);
     const dir = tempDir('llm-resume');
     const out = join(dir, 'run');
@@ -174,8 +180,9 @@ describe('intercode run --agent llm', () => {
       join(dir, 'cache'),
     ];
     const first = cli.start(args, { env: { TEST_LLM_KEY: KEY } });
-    // Killed while the 7th model request waits for its answer (in episode 4, its first turn answered).
-    await waitFor(() => server.modelRequestCount >= 7, 60_000, '7 model requests');
+    // Killed while the 8th model request waits for its answer: episodes 1-3 are done (two requests
+    // each), episode 4 has its first turn answered (and cached) and its second in flight.
+    await waitFor(() => server.modelRequestCount >= 8, 60_000, '8 model requests');
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -200,7 +207,7 @@ describe('intercode run --agent llm', () => {
       .filter((turn) => turn.llm?.calls[0]?.cached);
     expect(cachedTurns.length).toBeGreaterThan(0);
     expect(cachedTurns.every((turn) => turn.llm!.calls[0]!.costUsd === 0)).toBe(true);
-  });
+  }, 120_000);
 
   it('refuses bad input in one line before any episode, leaving no run directory', async ({
     cli,
@@ -267,6 +274,8 @@ describe('intercode run --agent llm', () => {
       expect(result.status, args.join(' ')).toBe(status);
       expect(existsSync(out), args.join(' ')).toBe(false);
     }
-    expect(server.modelRequestCount).toBe(0);
+    // Only the check's 1-token probe of the model the endpoint does not list.
+    const posts = server.requests.filter((request) => request.method === 'POST');
+    expect(posts.map((request) => request.model)).toEqual(['gpt-5-nope']);
   });
 });
