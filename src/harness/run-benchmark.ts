@@ -158,6 +158,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const summary = {
     ...summarize(description, finished, performance.now() - started, complete),
     ...(options.skipped?.length ? { skipped: options.skipped } : {}),
+    ...(stopReason !== undefined ? { stopReason } : {}),
   };
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const end = {

@@ -13,7 +13,7 @@ export class SummaryReporter implements Reporter {
     this.#json = options.json;
   }
 
-  onRunEnd({ summary, episodes, outDir }: RunEnd): void {
+  onRunEnd({ summary, episodes, outDir, stopReason }: RunEnd): void {
     if (this.#json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       return;
@@ -21,6 +21,7 @@ export class SummaryReporter implements Reporter {
     process.stdout.write(`${summaryTable(computeMetrics(episodes), metricsByGroup(episodes))}\n`);
     if (summary.skipped?.length)
       process.stdout.write(`skipped (unrunnable here): ${summary.skipped.length}\n`);
+    if (stopReason !== undefined) process.stdout.write(`stopped before the end: ${stopReason}\n`);
     process.stdout.write(`run directory: ${outDir}\n`);
   }
 }

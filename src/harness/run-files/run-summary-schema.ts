@@ -77,6 +77,8 @@ export const runSummarySchema = z.object({
   episodeErrors: z.int().min(0),
   /** False when the run was interrupted before every selected task was played. */
   complete: z.boolean(),
+  /** Why the run stopped before its end on its own (the cost cap of `--max-cost`, failures in a row). */
+  stopReason: z.string().optional(),
   /** Selected tasks not played because the environment cannot run them here (not counted in `n`). */
   skipped: z.array(skippedTaskSchema.readonly()).readonly().optional(),
 });

@@ -209,6 +209,35 @@ describe('intercode run --agent llm', () => {
     expect(cachedTurns.every((turn) => turn.llm!.calls[0]!.costUsd === 0)).toBe(true);
   }, 120_000);
 
+  it('--max-cost stops starting episodes before the cap, says so, and keeps what finished', async ({
+    cli,
+    tempDir,
+  }) => {
+    const tasks = (await demoSqlDataset().load()).tasks.slice(0, 4);
+    const server = await ScriptedLlmServer.start(goldScript(tasks, 'sql', 'SELECT 1'), {
+      apiKey: KEY,
+      models: ['gpt-4o'],
+    });
+    servers.push(server);
+    const out = join(tempDir('llm-cost'), 'run');
+    // gpt-4o: $2.50 and $10 per million input and output tokens; an episode is two calls of 200 + 30
+    // tokens, $0.0016. After the first one, a second could cross $0.003: it is not started.
+    const result = await finished(
+      cli.start(['run', 'demo/sql', '--tasks', '0-3', ...llmArgs(server, out), '--max-cost', '0.003'], {
+        env: { TEST_LLM_KEY: KEY },
+      }),
+    );
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(
+      /^intercode: stopped before the cost cap: --max-cost \$0\.0030: \$0\.0016 spent/,
+    );
+    expect(result.stdout).toMatch(/stopped before the end: --max-cost/);
+    expect(episodesOf(out)).toHaveLength(1);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Record<string, unknown>;
+    expect(summary).toMatchObject({ complete: false, stopReason: expect.stringMatching(/^--max-cost/) });
+    expect(server.modelRequestCount).toBe(2);
+  });
+
   it('refuses bad input in one line before any episode, leaving no run directory', async ({
     cli,
     tempDir,
@@ -266,6 +295,11 @@ describe('intercode run --agent llm', () => {
         status: 1,
       },
       { args: ['--model', 'openai:gpt-4o', '--strategy', 'guess'], error: /--strategy/, status: 1 },
+      {
+        args: ['--model', 'openai:no-price-model', '--base-url', server.url, '--max-cost', '1'],
+        error: /--max-cost: the model openai:no-price-model has no price/,
+        status: 1,
+      },
     ];
     for (const { args, error, status, env } of cases) {
       const result = await finished(cli.start([...base, ...args], { env: { TEST_LLM_KEY: KEY, ...env } }));
