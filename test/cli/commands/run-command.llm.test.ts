@@ -209,6 +209,64 @@ describe('intercode run --agent llm', () => {
     expect(cachedTurns.every((turn) => turn.llm!.calls[0]!.costUsd === 0)).toBe(true);
   }, 120_000);
 
+  it('shows retries as they happen (Anthropic API); a model failure is an episode error that --resume plays again', async ({
+    cli,
+    tempDir,
+  }) => {
+    const tasks = (await demoSqlDataset().load()).tasks.slice(0, 2);
+    const gold = goldScript(tasks, 'sql', 'SELECT 1');
+    let failing = true;
+    const script = (request: RecordedLlmRequest): ScriptStep => {
+      if (request.index === 1) return { status: 429, headers: { 'retry-after': '0' } };
+      // The second task's model rejects every request (a deterministic 400: no retry).
+      if (failing && userText(request).includes(tasks[1]!.query))
+        return { status: 400, errorMessage: 'bad request' };
+      return gold(request);
+    };
+    const server = await ScriptedLlmServer.start(script, { apiKey: KEY, models: ['claude-test'] });
+    servers.push(server);
+    const out = join(tempDir('llm-retry'), 'run');
+    const args = [
+      'run',
+      'demo/sql',
+      '--tasks',
+      '0-1',
+      '--model',
+      'anthropic:claude-test',
+      '--base-url',
+      server.url,
+      '--api-key-env',
+      'TEST_LLM_KEY',
+      '--out',
+      out,
+    ];
+    const first = await finished(cli.start(args, { env: { TEST_LLM_KEY: KEY } }));
+    expect(first.status).toBe(0);
+    expect(first.stderr).toMatch(/^intercode: model call retry 1 after 429/);
+    const episodes = episodesOf(out);
+    expect(episodes.map((episode) => [episode.taskId, episode.error === undefined])).toEqual([
+      [tasks[0]!.id, true],
+      [tasks[1]!.id, false],
+    ]);
+    expect(episodes[1]!.error).toMatch(/bad request/);
+    const retried = episodes[0]!.turns[0]!.llm!.calls[0] as unknown as { retries: { reason: string }[] };
+    expect(retried.retries).toHaveLength(1);
+    expect(retried.retries[0]!.reason).toMatch(/429/);
+    expect(
+      server.requests
+        .filter((request) => request.method === 'POST')
+        .every((request) => request.api === 'anthropic'),
+    ).toBe(true);
+    failing = false;
+    const resumed = await finished(cli.start([...args, '--resume'], { env: { TEST_LLM_KEY: KEY } }));
+    expect(resumed.status).toBe(0);
+    const after = episodesOf(out);
+    expect(after.map((episode) => [episode.taskId, episode.success])).toEqual([
+      [tasks[0]!.id, true],
+      [tasks[1]!.id, true],
+    ]);
+  });
+
   it('--max-cost stops starting episodes before the cap, says so, and keeps what finished', async ({
     cli,
     tempDir,
