@@ -8,6 +8,7 @@ import { EpisodeLimits } from '../../../src/agents/llm/strategies/episode-limits
 import { NO_PLAN } from '../../../src/agents/llm/strategies/plan-solve-strategy.js';
 import { PrefixStore } from '../../../src/agents/llm/strategies/prefix-store.js';
 import { REACT_STOP } from '../../../src/agents/llm/strategies/react-strategy.js';
+import { envLanguageOf } from '../../../src/agents/llm/strategies/strategy-names.js';
 import { NO_TOOL_CALL, ONE_CALL_PER_TURN } from '../../../src/agents/llm/strategies/tools-strategy.js';
 import { ModelError } from '../../../src/core/errors.js';
 import { it } from '../../support/fixtures.js';
@@ -153,6 +154,21 @@ describe('try-again', () => {
       { type: 'code', code: 'cat flag.txt' },
       { type: 'submit', answer: 'picoCTF{d0n3}' },
     ]);
+  });
+
+  it('Python: a def is the action (the env scores the function it defines)', async () => {
+    const code = 'def add(a, b):\n    return a + b';
+    const { agent, client } = agentOf([{ text: fenced('python', code) }], { env: 'python' });
+    const turns = await drive(agent.episode(task()), task(), [{ output: '' }]);
+    expect(turns[0]!.action).toEqual({ type: 'code', code });
+    expect(client.requests[0]!.context.env).toBe('python');
+  });
+
+  it('an environment without prompts is refused in one line', () => {
+    expect(envLanguageOf('sql')).toBe('sql');
+    expect(() => envLanguageOf('node-repl')).toThrow(
+      /--agent llm has prompts for the bash, sql, python, ctf environments, not for node-repl/,
+    );
   });
 
   it('a model error propagates (the harness records the episode with its error)', async () => {
