@@ -53,12 +53,13 @@ export function recordedAnswer(
 }
 
 function planText(episode: RecordedEpisode, source: string): string {
-  if (!episode.steps || episode.steps.length === 0) {
+  if (!episode.steps) {
     throw new ModelError(
       'MODEL_REJECTED',
       `replay model ${source}: task ${episode.key} has no recorded plan (replay a Plan & Solve recording for --strategy plan-solve)`,
     );
   }
+  // A recorded plan without steps (the original found none) stays one: the parser finds none either.
   return episode.steps.map((step, index) => `${index + 1}. ${step}`).join('\n');
 }
 

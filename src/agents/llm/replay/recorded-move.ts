@@ -31,6 +31,12 @@ export function recordedMove(episode: RecordedEpisode, turn: number): RecordedMo
     const answer = submit[1]?.trim();
     return answer ? { kind: 'submit', answer, ...withThought } : { kind: 'submit', ...withThought };
   }
-  const execute = EXECUTE.exec(trimmed);
-  return { kind: 'code', code: execute ? execute[1]! : action, ...withThought };
+  return { kind: 'code', code: unwrapExecute(action), ...withThought };
+}
+
+/** The code of a ReAct action: `execute[…]` removed, also when the model wrapped it twice. */
+function unwrapExecute(action: string): string {
+  let code = action;
+  for (let match = EXECUTE.exec(code.trim()); match; match = EXECUTE.exec(code.trim())) code = match[1]!;
+  return code;
 }
