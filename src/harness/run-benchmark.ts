@@ -30,6 +30,11 @@ export interface RunOptions {
   readonly maxConsecutiveErrors?: number;
   /** Told when the run starts, after each finished episode, and when it ends. */
   readonly reporters?: readonly Reporter[];
+  /**
+   * Asked before each episode starts: a reason stops the run there (the cost cap of `--max-cost`);
+   * episodes in flight finish and are kept.
+   */
+  readonly mayStart?: () => string | undefined;
 }
 
 /** The end of a run, as its reporters saw it. */
@@ -78,6 +83,11 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       while (next < queue.length && stopReason === undefined) {
         if (options.signal?.aborted) {
           interrupted = true;
+          return;
+        }
+        const refusal = options.mayStart?.();
+        if (refusal !== undefined) {
+          stopReason ??= refusal;
           return;
         }
         const task = queue[next++]!;

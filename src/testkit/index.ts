@@ -11,4 +11,14 @@ export * from './host-processes.js';
 export { type HostSecret, removeHostSecrets, writeHostSecrets } from './host-secrets.js';
 export { LoopbackServer } from './loopback-server.js';
 export { describeSandboxConformance } from './sandbox-conformance.js';
+export {
+  type LlmApi,
+  type LlmScript,
+  type RecordedLlmRequest,
+  ScriptedLlmServer,
+  type ScriptedLlmServerOptions,
+  type ScriptStep,
+  type ScriptToolCall,
+  type ScriptUsage,
+} from './scripted-llm-server.js';
 export { waitUntil } from './wait-until.js';

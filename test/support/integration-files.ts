@@ -12,6 +12,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/report-command.test.ts',
   'test/cli/commands/run-command.bad-input.test.ts',
   'test/cli/commands/run-command.test.ts',
+  'test/cli/commands/run-command.llm.test.ts',
   'test/cli/commands/run-command.ctf.test.ts',
   'test/cli/commands/run-command.docker.test.ts',
   'test/cli/commands/run-command.sql-server-failure.test.ts',

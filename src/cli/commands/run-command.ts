@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Agent } from '../../agents/agent.js';
@@ -7,17 +8,19 @@ import { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { EnvDefinition } from '../../envs/env-definition.js';
+import { parseEpisodeRecords } from '../../harness/episode-record.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
+import { addLlmOptions, type LlmFlags, type LlmSetup, resolveAgentName, setUpLlm } from '../llm-flags.js';
 import { addEnvOptions, type EnvFlags, positiveInteger, runConfigOf } from '../options.js';
 import { ProgressBarReporter } from '../reporters/progress-bar-reporter.js';
 import { SummaryReporter } from '../reporters/summary-reporter.js';
 import { selectTasks } from '../task-selection.js';
 
-interface RunFlags extends EnvFlags {
+interface RunFlags extends EnvFlags, LlmFlags {
   agent: (typeof AGENTS)[number];
   tasks?: string;
   concurrency: number;
@@ -29,10 +32,11 @@ interface RunFlags extends EnvFlags {
   includeUnrunnable?: boolean;
 }
 
-const AGENTS = ['gold', 'replay', 'human'] as const;
+const AGENTS = ['gold', 'replay', 'human', 'llm'] as const;
 
 /** Agent options that only one agent takes are refused with the others (never silently ignored). */
 function checkAgentFlags(flags: RunFlags): void {
+  flags.agent = resolveAgentName(flags.agent, flags) as RunFlags['agent'];
   if (flags.agent === 'replay' && !flags.trajectories?.length)
     throw new UsageError('--agent replay needs --trajectories FILE');
   if (flags.agent !== 'replay' && flags.trajectories !== undefined)
@@ -42,8 +46,10 @@ function checkAgentFlags(flags: RunFlags): void {
   if (flags.resume && !flags.out) throw new UsageError('--resume needs --out DIR (the run to continue)');
 }
 
-function createAgent(flags: RunFlags, definition: EnvDefinition): Agent {
+function createAgent(flags: RunFlags, definition: EnvDefinition, llm: LlmSetup | undefined): Agent {
   switch (flags.agent) {
+    case 'llm':
+      return llm!.agent;
     case 'gold':
       return new GoldAgent(definition.goldActions);
     case 'replay':
@@ -76,7 +82,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('play a dataset with an agent and write episodes.jsonl and summary.json')
     .argument('<dataset>', 'dataset id (see `intercode datasets`) or a .json/.jsonl task file')
-    .addOption(new Option('--agent <agent>', 'agent').choices(AGENTS).default('gold'))
+    .addOption(new Option('--agent <agent>', 'agent (default: gold; llm when --model is given)').choices(AGENTS))
     .option('--tasks <list>', 'task indices, e.g. 0-9,12')
     .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
     .option('--out <dir>', 'run directory (default: runs/<dataset>-<agent>-<time>)')
@@ -91,10 +97,26 @@ export function registerRun(program: Command): void {
     )
     .option('--resume', 'continue the run in --out, skipping the episodes it already has')
     .option('--json', 'print the summary as JSON instead of a table');
-  addEnvOptions(command).action(async (datasetArg: string, flags: RunFlags) => {
+  addLlmOptions(addEnvOptions(command)).action(async (datasetArg: string, flags: RunFlags) => {
     checkAgentFlags(flags);
     const plan = await planRun(runConfigOf(datasetArg, flags));
-    const agent = createAgent(flags, plan.definition);
+    let progress: ProgressBarReporter | undefined;
+    // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
+    const llm =
+      flags.agent === 'llm'
+        ? await setUpLlm(flags, {
+            env: plan.envName,
+            handicap: Boolean(flags.handicap),
+            onRetry: (retry) => {
+              if (progress) progress.onRetry(retry);
+              else
+                process.stderr.write(
+                  `intercode: model call retry ${retry.attempt} after ${retry.reason}, waiting ${(retry.waitMs / 1000).toFixed(1)} s\n`,
+                );
+            },
+          })
+        : undefined;
+    const agent = createAgent(flags, plan.definition, llm);
     const dataset = await plan.loadDataset();
     if (agent instanceof ReplayAgent) agent.bind(dataset.tasks);
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
@@ -111,8 +133,18 @@ export function registerRun(program: Command): void {
       );
     }
     const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
+    llm?.prefixes.open(outDir);
+    // A resumed run's finished episodes count toward its cost cap.
+    const previous = join(outDir, 'episodes.jsonl');
+    if (llm?.budget && flags.resume && existsSync(previous)) {
+      // A torn last line of a killed run is not an episode (the log drops it too).
+      const text = readFileSync(previous, 'utf8');
+      for (const record of parseEpisodeRecords(text.slice(0, text.lastIndexOf('\n') + 1), previous)) {
+        if (record.error === undefined) llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
+      }
+    }
     const run = await plan.open(dataset);
-    const progress =
+    progress =
       process.stderr.isTTY && !flags.json && flags.agent !== 'human' ? new ProgressBarReporter() : undefined;
     const reporters: Reporter[] = [new SummaryReporter({ json: Boolean(flags.json) })];
     if (progress) reporters.unshift(progress);
@@ -121,7 +153,12 @@ export function registerRun(program: Command): void {
       const result = await runBenchmark({
         tasks,
         skipped,
-        description: { ...run.description, agent: agent.name },
+        description: {
+          ...run.description,
+          agent: agent.name,
+          ...(agent.model !== undefined ? { model: agent.model } : {}),
+          ...(agent.strategy !== undefined ? { strategy: agent.strategy } : {}),
+        },
         createEnv: () => run.createEnv(),
         agent,
         concurrency: flags.concurrency,
@@ -131,9 +168,14 @@ export function registerRun(program: Command): void {
         scoreEveryTurn: plan.definition.scoreEveryTurn ?? true,
         signal: interruptSignal,
         reporters,
+        ...(llm?.budget ? { mayStart: () => llm.budget?.refusal() } : {}),
       });
       if (result.interrupted) process.exitCode = EXIT.interrupted;
-      else if (result.stopReason) {
+      else if (result.stopReason && llm?.budget?.refusal() !== undefined) {
+        process.stderr.write(
+          `intercode: stopped before the cost cap: ${result.stopReason} (finished episodes are kept; raise --max-cost and run again with --resume)\n`,
+        );
+      } else if (result.stopReason) {
         process.stderr.write(
           `intercode: stopped early: ${result.stopReason} (finished episodes are kept; fix the cause and run again with --resume)\n`,
         );
@@ -143,6 +185,7 @@ export function registerRun(program: Command): void {
       progress?.stop();
       if (agent instanceof HumanAgent) agent.close();
       await run.close();
+      await llm?.client.close?.();
     }
   });
 }
