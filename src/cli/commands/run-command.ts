@@ -156,8 +156,7 @@ export function registerRun(program: Command): void {
         description: {
           ...run.description,
           agent: agent.name,
-          ...(agent.model !== undefined ? { model: agent.model } : {}),
-          ...(agent.strategy !== undefined ? { strategy: agent.strategy } : {}),
+          ...(llm ? { model: llm.agent.model, strategy: llm.agent.strategy } : {}),
         },
         createEnv: () => run.createEnv(),
         agent,
