@@ -60,7 +60,9 @@ function planText(episode: RecordedEpisode, source: string): string {
     );
   }
   // A recorded plan without steps (the original found none) stays one: the parser finds none either.
-  return episode.steps.map((step, index) => `${index + 1}. ${step}`).join('\n');
+  // An empty step (the original's parser split after a number such as a year) is written `…`, so
+  // that the plan keeps its number of steps and each turn its recorded action.
+  return episode.steps.map((step, index) => `${index + 1}. ${step.trim() === '' ? '…' : step}`).join('\n');
 }
 
 function fenced(code: string, env: string): string {

@@ -13,8 +13,12 @@ export type RecordedMove =
   | { readonly kind: 'text'; readonly text: string; readonly thought?: string }
   | { readonly kind: 'end' };
 
-/** A ReAct recording's action (`execute[…]`, greedy and across lines, like the original's parser). */
-const EXECUTE = /^execute\[([\s\S]*)\]$/;
+/**
+ * The code of a ReAct recording's action as the original read it: from the first `execute[` to the
+ * last `]`, across lines (text the model wrote after it, such as an imagined `Observation`, is not
+ * part of it).
+ */
+const EXECUTE = /execute\[([\s\S]*)\]/;
 const SUBMIT = /^submit(?:[ \t]+([\s\S]*))?$/;
 
 /** The recorded move of `turn` (from 0) in `episode`. */
@@ -31,12 +35,6 @@ export function recordedMove(episode: RecordedEpisode, turn: number): RecordedMo
     const answer = submit[1]?.trim();
     return answer ? { kind: 'submit', answer, ...withThought } : { kind: 'submit', ...withThought };
   }
-  return { kind: 'code', code: unwrapExecute(action), ...withThought };
-}
-
-/** The code of a ReAct action: `execute[…]` removed, also when the model wrapped it twice. */
-function unwrapExecute(action: string): string {
-  let code = action;
-  for (let match = EXECUTE.exec(code.trim()); match; match = EXECUTE.exec(code.trim())) code = match[1]!;
-  return code;
+  const execute = EXECUTE.exec(action);
+  return { kind: 'code', code: execute ? execute[1]! : action, ...withThought };
 }
