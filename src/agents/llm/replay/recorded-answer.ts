@@ -26,8 +26,8 @@ const FENCE_LANGUAGE: Readonly<Record<string, string>> = {
  * - `react`: `Thought: …` and `Action: execute[…]` / `submit` / `skip`;
  * - `plan-solve`, call `plan`: the recorded plan, numbered;
  * - `tools`: an `execute` or `submit` tool call (text only for an answer that was not code).
- * When the recording holds no more turns for the task, the answer is `skip` in the strategy's form:
- * the episode ends there, as the recorded one did, with the rewards already reached.
+ * When the recording holds no more turns for the task (see `endOfRecording`), the episode ends there
+ * as the recorded one did, with the rewards already reached.
  */
 export function recordedAnswer(
   episode: RecordedEpisode,
@@ -38,6 +38,7 @@ export function recordedAnswer(
   if (strategy === 'plan-solve' && purpose === 'plan')
     return { text: planText(episode, source), toolCalls: [] };
   const move = recordedMove(episode, turn);
+  if (move.kind === 'end') return endOfRecording(strategy, env, turn);
   switch (strategy) {
     case 'single':
     case 'try-again':
@@ -50,6 +51,25 @@ export function recordedAnswer(
     default:
       throw new ModelError('MODEL_REJECTED', `replay model ${source}: unknown strategy ${strategy}`);
   }
+}
+
+/**
+ * The answer after the last recorded turn. Where every turn is scored (`single`, `try-again`,
+ * `plan-solve`) in Bash and SQL: `submit`, which scores the state the last turn was already scored
+ * on, so the episode's rewards stay those of the recording (a recording stops where the original
+ * reached reward 1, or where its model failed to answer). Elsewhere `skip` (ReAct: the original's
+ * episode ended without a submit, with reward 0; CTF and Python: a submit would need an answer), and
+ * for `tools` a `submit` call (the harness would submit at the turn limit anyway).
+ */
+function endOfRecording(strategy: string, env: string, turn: number): RecordedAnswer {
+  if (strategy === 'tools') return { text: '', toolCalls: [toolCall(`replay-${turn}`, 'submit', {})] };
+  const scored = strategy === 'single' || strategy === 'try-again' || strategy === 'plan-solve';
+  const submit = scored && (env === 'bash' || env === 'sql');
+  const action = submit ? 'submit' : 'skip';
+  return {
+    text: strategy === 'react' ? `Thought: The recording ends here.\nAction: ${action}` : action,
+    toolCalls: [],
+  };
 }
 
 function planText(episode: RecordedEpisode, source: string): string {
@@ -69,22 +89,23 @@ function fenced(code: string, env: string): string {
   return `\`\`\`${FENCE_LANGUAGE[env] ?? env}\n${code}\n\`\`\``;
 }
 
-function chatText(move: RecordedMove, env: string): string {
+type PlayedMove = Exclude<RecordedMove, { kind: 'end' }>;
+
+function chatText(move: PlayedMove, env: string): string {
   switch (move.kind) {
     case 'code':
       return fenced(move.code, env);
     case 'submit':
       return move.answer === undefined ? 'submit' : `submit ${move.answer}`;
     case 'skip':
-    case 'end':
       return 'skip';
     case 'text':
       return move.text;
   }
 }
 
-function reactText(move: RecordedMove): string {
-  const thought = move.kind === 'end' ? 'The recording ends here.' : (move.thought ?? '');
+function reactText(move: PlayedMove): string {
+  const thought = move.thought ?? '';
   const action = (() => {
     switch (move.kind) {
       case 'code':
@@ -92,7 +113,6 @@ function reactText(move: RecordedMove): string {
       case 'submit':
         return move.answer === undefined ? 'submit' : `submit ${move.answer}`;
       case 'skip':
-      case 'end':
         return 'skip';
       case 'text':
         return move.text;
@@ -105,7 +125,7 @@ function toolCall(id: string, name: string, args: Record<string, unknown>): Tool
   return { id, name, arguments: args, argumentsText: JSON.stringify(args) };
 }
 
-function toolAnswer(move: RecordedMove, turn: number): RecordedAnswer {
+function toolAnswer(move: PlayedMove, turn: number): RecordedAnswer {
   const id = `replay-${turn}`;
   switch (move.kind) {
     case 'code':
@@ -116,7 +136,6 @@ function toolAnswer(move: RecordedMove, turn: number): RecordedAnswer {
         toolCalls: [toolCall(id, 'submit', move.answer === undefined ? {} : { answer: move.answer })],
       };
     case 'skip':
-    case 'end':
       return { text: 'skip', toolCalls: [] };
     case 'text':
       return { text: move.text, toolCalls: [] };

@@ -65,12 +65,17 @@ describe('ReplayModel on upstream Try Again recordings', () => {
     expect(failed.text).toBe(`\`\`\`sql\n${history.actions[5]}\n\`\`\``);
   });
 
-  it('answers `skip` once the recording of the task has no more turns', async () => {
+  it('ends a task whose recording has no more turns: submit where every turn is scored, else skip', async () => {
     const model = createReplayModel(file);
     const entry = entries['0']!;
     const turns = (entry.turn_history as { actions: string[] }).actions.length;
-    const after = await model.complete(request({ taskId: '0', turn: turns }, entry.query as string));
-    expect(after.text).toBe('skip');
+    const ask = (strategy: string, env = 'sql') =>
+      model.complete(request({ taskId: '0', turn: turns, strategy, env }, entry.query as string));
+    expect((await ask('try-again')).text).toBe('submit');
+    expect((await ask('try-again', 'bash')).text).toBe('submit');
+    expect((await ask('try-again', 'ctf')).text).toBe('skip');
+    expect((await ask('react')).text).toBe('Thought: The recording ends here.\nAction: skip');
+    expect((await ask('tools')).toolCalls.map((call) => call.name)).toEqual(['submit']);
   });
 
   it('finds a task recorded under another key by its query in the messages', async () => {
@@ -225,6 +230,6 @@ describe('ReplayModel in the other strategies', () => {
     expect((await ask(1, 'try-again')).text).toBe('I cannot tell without more information.');
     expect((await ask(2, 'try-again')).text).toBe('```sql\nSELECT count(*) FROM ship\n```');
     expect((await ask(3, 'try-again')).text).toBe('submit');
-    expect((await ask(4, 'try-again')).text).toBe('skip');
+    expect((await ask(4, 'try-again')).text).toBe('submit');
   });
 });
