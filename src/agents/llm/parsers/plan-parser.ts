@@ -8,18 +8,18 @@
  */
 export function planParser(): (text: string) => string[] {
   return (text) => {
-    const starts: { at: number; body: number }[] = [];
+    const starts: { at: number; body: number; token: number }[] = [];
     let from = 0;
     for (let n = 1; ; n += 1) {
       const found = itemStart(text, n, from);
       if (!found) break;
       starts.push(found);
-      from = found.body;
+      from = found.token;
     }
     const steps: string[] = [];
     for (const [i, start] of starts.entries()) {
       const next = starts[i + 1];
-      let body = text.slice(start.body, next ? next.at : text.length);
+      let body = text.slice(start.body, next ? Math.max(start.body, next.at) : text.length);
       if (!next) body = body.split(/\n[ \t]*\n/, 1)[0]!;
       const step = body.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
       if (step !== '') steps.push(step);
@@ -28,10 +28,16 @@ export function planParser(): (text: string) => string[] {
   };
 }
 
-function itemStart(text: string, n: number, from: number): { at: number; body: number } | undefined {
+function itemStart(
+  text: string,
+  n: number,
+  from: number,
+): { at: number; body: number; token: number } | undefined {
   const pattern = new RegExp(`(^|\\s)\\**(?:Step\\s+${n}[.:)]|${n}[.)])\\**\\s+`, 'gi');
   pattern.lastIndex = from;
   const match = pattern.exec(text);
   if (!match) return undefined;
-  return { at: match.index + match[1]!.length, body: match.index + match[0].length };
+  // The next item's number may follow right after this one's whitespace (an empty item).
+  const token = match.index + match[0].trimEnd().length;
+  return { at: match.index + match[1]!.length, body: match.index + match[0].length, token };
 }

@@ -56,6 +56,9 @@ export function reactPromptSet(env: EnvLanguage): PromptSet {
       .filter((line) => line !== '')
       .join('\n'),
     'Your answer looks like this:\nThought: <your reasoning>\nAction: <one action>',
+    env === 'ctf'
+      ? 'Only a submitted flag is scored: it is right or wrong. Your goal is to submit the right flag.'
+      : `When you submit, your work is scored from 0 to 1: ${setting.reward}. Your goal is a score of 1, so check your result before you submit.`,
   ].join('\n\n');
   const demonstrations = `Worked examples on other tasks:\n\n${renderReactDemonstrations(withOutputs(env, REACT_DEMONSTRATIONS[env]))}`;
   return {

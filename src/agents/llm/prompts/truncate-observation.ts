@@ -12,7 +12,11 @@ export function truncateObservation(text: string, limits: { chars: number; rows?
   const cutRows = Math.max(0, lines.length - rowLimit);
   const charLimit = Math.max(0, Math.floor(limits.chars));
   const cutChars = kept.length > charLimit;
-  if (cutChars) kept = kept.slice(0, charLimit);
+  if (cutChars) {
+    // A character outside the basic plane is two code units: never keep half of one.
+    const last = kept.charCodeAt(charLimit - 1);
+    kept = kept.slice(0, last >= 0xd800 && last <= 0xdbff ? charLimit - 1 : charLimit);
+  }
   if (cutRows === 0 && !cutChars) return text;
   const what = cutRows > 0 ? `${cutRows} more line${cutRows === 1 ? '' : 's'}` : 'more';
   return `${kept}\n[output truncated: ${what} not shown, ${text.length} characters in all]`;
