@@ -95,10 +95,26 @@ describe('intercode run --agent llm', () => {
     servers.push(server);
     const out = join(tempDir('llm-sql'), 'run');
     const result = await finished(
-      cli.start(['run', 'demo/sql', '--tasks', '0-3', ...llmArgs(server, out), '--json'], {
-        env: { TEST_LLM_KEY: KEY },
-        timeoutMs: 120_000,
-      }),
+      cli.start(
+        [
+          'run',
+          'demo/sql',
+          '--tasks',
+          '0-3',
+          ...llmArgs(server, out),
+          '--json',
+          '--temperature',
+          '0',
+          '--max-tokens',
+          '64',
+          '--provider-option',
+          'reasoningEffort=low',
+        ],
+        {
+          env: { TEST_LLM_KEY: KEY },
+          timeoutMs: 120_000,
+        },
+      ),
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -124,6 +140,12 @@ describe('intercode run --agent llm', () => {
     expect(Object.keys(prefixes)).toEqual([episodes[0]!.turns[0]!.llm!.calls[0]!.prefix]);
     // Two model requests per episode, nothing else but the check before the run.
     expect(server.modelRequestCount).toBe(8);
+    // The sampling options reach the provider (the provider option under its own wire name).
+    const body = server.requests.find((request) => request.method === 'POST')!.body as Record<
+      string,
+      unknown
+    >;
+    expect(body).toMatchObject({ temperature: 0, max_tokens: 64, reasoning_effort: 'low' });
   });
 
   it('plays demo/bash in sandboxes with react: execute, then submit', async ({ cli, needs, tempDir }) => {
