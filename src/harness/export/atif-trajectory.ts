@@ -91,7 +91,13 @@ function callStep(call: ModelCallRecord, context: AtifRunContext): Step {
       finish_reason: call.finishReason,
       latency_ms: call.latencyMs,
       ...(call.retries.length > 0
-        ? { retries: call.retries.map(({ attempt, reason, waitMs }) => ({ attempt, reason, wait_ms: waitMs })) }
+        ? {
+            retries: call.retries.map(({ attempt, reason, waitMs }) => ({
+              attempt,
+              reason,
+              wait_ms: waitMs,
+            })),
+          }
         : {}),
       ...(call.cached ? { response_cache: true } : {}),
     },
