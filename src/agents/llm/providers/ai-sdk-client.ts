@@ -10,6 +10,9 @@ import { toSdkMessages, toSdkTools } from './sdk-prompt.js';
 // The AI SDK prints warnings to the console unless told not to; they go into `ModelResponse.warnings`.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
+/** The SDK's provider-options type (JSON values by provider name; ours are the same shape, typed looser). */
+type SdkProviderOptions = NonNullable<Parameters<typeof generateText>[0]['providerOptions']>;
+
 /** What differs between the providers behind `AiSdkModelClient`. */
 export interface AiSdkClientConfig {
   readonly spec: ModelSpec;
@@ -37,6 +40,15 @@ function parseArguments(text: string): Readonly<Record<string, unknown>> | undef
   } catch {
     return undefined;
   }
+}
+
+type SdkWarning = NonNullable<Awaited<ReturnType<typeof generateText>>['warnings']>[number];
+
+/** One line per SDK warning: `unsupported setting topK`, `compatibility: …`, or the SDK's message. */
+function warningText(warning: SdkWarning): string {
+  if (warning.type === 'other') return warning.message;
+  const what = warning.type === 'unsupported' ? 'unsupported setting' : 'compatibility mode for';
+  return `${what} ${warning.feature}${warning.details !== undefined ? `: ${warning.details}` : ''}`;
 }
 
 /** A model behind the AI SDK's `generateText`, with our retry policy, timeout and mapping around it. */
@@ -96,7 +108,7 @@ export class AiSdkModelClient implements ModelClient {
           ? { stopSequences: [...request.stop] }
           : {}),
         ...(request.providerOptions !== undefined
-          ? { providerOptions: request.providerOptions as Record<string, Record<string, never>> }
+          ? { providerOptions: request.providerOptions as SdkProviderOptions }
           : {}),
       });
       const raw = config.rawToolArguments?.(result.response.body) ?? new Map<string, string>();
@@ -119,9 +131,7 @@ export class AiSdkModelClient implements ModelClient {
         cacheWrite: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
         reasoning: usage.outputTokenDetails?.reasoningTokens ?? 0,
       };
-      const warnings = result.warnings?.map((w) =>
-        'message' in w && typeof w.message === 'string' ? w.message : JSON.stringify(w),
-      );
+      const warnings = result.warnings?.map(warningText);
       return {
         text: result.text,
         ...(result.reasoningText !== undefined && result.reasoningText !== ''

@@ -15,6 +15,18 @@ const ANTHROPIC_VERSION = '2023-06-01';
  */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
+/** Each `tool_use` block's input as JSON text, by call id (the API sends it parsed). */
+function anthropicToolArguments(body: unknown): ReadonlyMap<string, string> {
+  const found = new Map<string, string>();
+  const content = (body as { content?: unknown } | undefined)?.content;
+  if (!Array.isArray(content)) return found;
+  for (const block of content as { type?: unknown; id?: unknown; input?: unknown }[]) {
+    if (block.type === 'tool_use' && typeof block.id === 'string')
+      found.set(block.id, JSON.stringify(block.input ?? {}));
+  }
+  return found;
+}
+
 /**
  * A client of the Anthropic messages API. Prompt caching is on by default: the message marked
  * `cacheBreakpoint` (the end of the system prompt and demonstrations) gets `cache_control`
@@ -38,6 +50,7 @@ export function createAnthropicClient(settings: ProviderSettings): ModelClient {
     timeoutMs: settings.timeoutMs,
     cacheBreakpoints: settings.promptCaching,
     defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS,
+    rawToolArguments: anthropicToolArguments,
     ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
   });
 }

@@ -154,6 +154,17 @@ describe('the openai provider through the AI SDK', () => {
     expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'low', top_k: 5 });
   });
 
+  it('returns the SDK warnings as lines instead of printing them', async () => {
+    const { client } = await setup([{ text: 'ok' }]);
+    const response = await client.complete({
+      ...REQUEST,
+      providerOptions: { 'openai-compatible': { user: 'u1' } },
+    });
+    expect(response.warnings).toEqual([
+      "The 'openai-compatible' key in providerOptions is deprecated. Use 'openaiCompatible' instead.",
+    ]);
+  });
+
   it('sends the API key as a bearer token when one is given', async () => {
     const { server, client } = await setup([{ text: 'ok' }], { apiKey: 'sk-local' }, { apiKey: 'sk-local' });
     await client.complete(REQUEST);
@@ -247,6 +258,25 @@ describe('the openai provider through the AI SDK', () => {
     expect(response.text).toBe('back');
     expect(response.retries).toHaveLength(1);
     expect(response.retries[0]?.reason).toMatch(/^connection/);
+  });
+
+  it('retries a refused connection, then fails with MODEL_FAILED naming it', async () => {
+    const gone = await ScriptedLlmServer.start([]);
+    await gone.close();
+    const reasons: string[] = [];
+    const client = createModelClient(
+      { provider: 'openai', model: 'm' },
+      {
+        baseUrl: gone.url,
+        env: {},
+        retry: { ...QUICK, maxAttempts: 3 },
+        onRetry: (e) => reasons.push(e.reason),
+      },
+    );
+    const error = await client.complete(REQUEST).catch((e: unknown) => e);
+    expect((error as IntercodeError).code).toBe('MODEL_FAILED');
+    expect((error as Error).message).toMatch(/gave up after 3 attempts.*last failure connection refused/);
+    expect(reasons).toEqual(['connection refused', 'connection refused']);
   });
 
   it('fails at once with MODEL_REJECTED on 401, 400 and an unknown model', async () => {
