@@ -31,9 +31,13 @@ const INLINE_TAGS = new Set([
 
 /**
  * The fenced blocks of `text` in order (fences of three or more backticks, anywhere in the text; a
- * block closes at the next run of at least as many backticks).
+ * block closes at the next run of at least as many backticks). The tag is the first word after the
+ * opening fence; what follows it on that line is code, unless it looks like attributes
+ * (`title="x"`, `{.line-numbers}`). A block opened and closed on one line (an answer whose newlines
+ * were collapsed) has a tag only when its first word is a known language.
  */
-export function codeBlocks(text: string): CodeBlock[] {
+export function codeBlocks(raw: string): CodeBlock[] {
+  const text = raw.replace(/\r\n?/g, '\n');
   const blocks: CodeBlock[] = [];
   let position = 0;
   for (;;) {
@@ -42,20 +46,23 @@ export function codeBlocks(text: string): CodeBlock[] {
     let fenceEnd = open;
     while (text[fenceEnd] === '`') fenceEnd += 1;
     const fence = text.slice(open, fenceEnd);
-    const lineEnd = text.indexOf('\n', fenceEnd);
-    const info = text.slice(fenceEnd, lineEnd < 0 ? text.length : lineEnd);
+    const newline = text.indexOf('\n', fenceEnd);
+    const lineEnd = newline < 0 ? text.length : newline;
+    const sameLineClose = text.indexOf(fence, fenceEnd);
+    const oneLine = sameLineClose >= 0 && sameLineClose < lineEnd;
     let lang = '';
     let bodyStart = fenceEnd;
-    const tagOnly = /^[ \t]*([\w+.#-]*)[ \t]*$/.exec(info);
-    if (tagOnly && lineEnd >= 0) {
-      lang = tagOnly[1]!.toLowerCase();
-      bodyStart = lineEnd + 1;
-    } else {
-      const inline = /^([\w+-]+)[ \t]+/.exec(info);
-      if (inline && INLINE_TAGS.has(inline[1]!.toLowerCase())) {
-        lang = inline[1]!.toLowerCase();
-        bodyStart = fenceEnd + inline[0].length;
+    const word = /^[ \t]*([^\s`]*)[ \t]*/.exec(text.slice(fenceEnd, lineEnd))!;
+    const rest = text.slice(fenceEnd + word[0].length, lineEnd);
+    if (oneLine) {
+      if (INLINE_TAGS.has(word[1]!.toLowerCase())) {
+        lang = word[1]!.toLowerCase();
+        bodyStart = fenceEnd + word[0].length;
       }
+    } else {
+      lang = word[1]!.toLowerCase();
+      const attributes = rest === '' || /^[{.]|=/.test(rest);
+      bodyStart = attributes ? Math.min(lineEnd + 1, text.length) : fenceEnd + word[0].length;
     }
     const close = text.indexOf(fence, bodyStart);
     if (close < 0) {

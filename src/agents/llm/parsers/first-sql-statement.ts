@@ -1,4 +1,9 @@
-/** First words of a statement the SQL parser runs (inside a fence or a `execute[…]`). */
+/**
+ * First words of the statements the SQL parser runs. Statements that change the database run too
+ * (the paper's runs did send `ALTER`, `USE` and `SET sql_mode` to the database, and the environment
+ * restores a changed database before the next episode); only text that does not start like a SQL
+ * statement is refused.
+ */
 export const SQL_KEYWORDS: ReadonlySet<string> = new Set([
   'SELECT',
   'WITH',

@@ -33,7 +33,7 @@ function itemStart(
   n: number,
   from: number,
 ): { at: number; body: number; token: number } | undefined {
-  const pattern = new RegExp(`(^|\\s)\\**(?:Step\\s+${n}[.:)]|${n}[.)])\\**\\s+`, 'gi');
+  const pattern = new RegExp(`(^|\\s)\\**(?:Step[ \\t]+${n}[.:)]|${n}[.)])\\**\\s+`, 'gi');
   pattern.lastIndex = from;
   const match = pattern.exec(text);
   if (!match) return undefined;

@@ -35,14 +35,15 @@ export function directPromptSet(
     fencedExample(setting.tag, format.placeholder),
     format.rules,
   ].join('\n');
-  const goal =
-    strategy === 'single'
+  const game = env === 'sql' && strategy === 'try-again';
+  const goal = game
+    ? 'The game ends when the reward reaches 1. Until then, read the rows and the reward you got, change your query and play again.'
+    : strategy === 'single'
       ? `You get one answer. It is run once and scored with a reward from 0 to 1: ${setting.reward}. A reward of 1 means the task is solved.`
       : `After each answer you see what it printed and a reward from 0 to 1: ${setting.reward}. A reward of 1 means the task is solved and ends it. Until then, read the output, change your approach and answer again.`;
-  const intro =
-    env === 'sql' && strategy === 'try-again'
-      ? 'We are playing a game of several rounds against a MySQL database. You are an expert in SQL. Each round you send one query; the database runs it and shows you its rows, and you score a reward from 0 to 1: the share of the expected rows your query returned. You win when the reward reaches 1. A sound way to play: first list the tables and look at the columns of the ones that matter (SHOW TABLES, DESCRIBE <table>), then build the query that answers the question.'
-      : `You are an expert in ${setting.language}, working with ${setting.system}. You are given a task in plain English and you solve it by writing ${setting.action}.`;
+  const intro = game
+    ? 'We are playing a game of several rounds against a MySQL database. You are an expert in SQL. Each round you send one query; the database runs it and shows you its rows, and you score a reward from 0 to 1: the share of the expected rows your query returned. You win when the reward reaches 1. A sound way to play: first list the tables and look at the columns of the ones that matter (SHOW TABLES, DESCRIBE <table>), then build the query that answers the question.'
+    : `You are an expert in ${setting.language}, working with ${setting.system}. You are given a task in plain English and you solve it by writing ${setting.action}.`;
   const system = [intro, answerFormat, goal].join('\n\n');
   return {
     system,

@@ -2,7 +2,7 @@ import { BASH_DEMONSTRATIONS } from './bash-demonstrations.js';
 import { CTF_DEMONSTRATIONS } from './ctf-demonstrations.js';
 import type { Demonstration } from './demonstration.js';
 import { renderReactDemonstrations } from './demonstration.js';
-import { envSetting, outputText } from './env-setting.js';
+import { envSetting, outputText, rewardText } from './env-setting.js';
 import type { EnvLanguage, PromptSet } from './prompt-set.js';
 import { PYTHON_DEMONSTRATIONS } from './python-demonstrations.js';
 import { SQL_DEMONSTRATIONS } from './sql-demonstrations.js';
@@ -66,7 +66,9 @@ export function reactPromptSet(env: EnvLanguage): PromptSet {
     demonstrations,
     query: (query) => `Question: ${query}`,
     observation: ({ output, reward }) =>
-      `Observation: ${outputText(env, output)}${reward === undefined ? '' : `\nReward: ${reward}`}`,
+      [`Observation: ${outputText(env, output)}`, rewardText(reward)]
+        .filter((part) => part !== '')
+        .join('\n'),
     formatReminder: () =>
       `Your answer had no action I could run. Answer with one line "Thought: ..." and one line "Action: ...", where the action is execute[<${setting.language} code>] or ${env === 'bash' || env === 'sql' ? 'submit' : env === 'python' ? 'submit[<function name>]' : 'submit[<flag>]'}.`,
   };

@@ -63,6 +63,11 @@ const CASES: readonly Case[] = [
   ['bash: skip', 'bash', 'skip', { kind: 'skip' }],
   ['bash: empty answer', 'bash', '   \n ', /empty/],
   ['bash: indented block is dedented', 'bash', `1. Run:\n   ${F}bash\n   ls /x\n   ${F}`, code('ls /x')],
+  ['bash: Windows line ends', 'bash', `${F}bash\r\nls /srv\r\n${F}\r\n`, code('ls /srv')],
+  ['bash: attributes after the tag', 'bash', `${F}bash title="list"\nls /srv\n${F}`, code('ls /srv')],
+  ['bash: command on the fence line', 'bash', `${F}bash ls /srv\n${F}`, code('ls /srv')],
+  ['bash: a one-line block with only its tag is empty', 'bash', `${F}bash${F}`, /empty/],
+  ['bash: untagged one-line block', 'bash', `${F}ls -l${F}`, code('ls -l')],
   ['bash: text tag is not code', 'bash', `${F}text\nfile1\n${F}`, /tagged text, not bash/],
   // SQL
   [
@@ -123,6 +128,22 @@ const CASES: readonly Case[] = [
     'sql',
     `${F}sql\nWITH a AS (SELECT 1) SELECT * FROM a\n${F}`,
     code('WITH a AS (SELECT 1) SELECT * FROM a'),
+  ],
+  [
+    'sql: a statement that changes the session runs',
+    'sql',
+    `${F}sql
+SET sql_mode = ''; SELECT 1
+${F}`,
+    code("SET sql_mode = ''"),
+  ],
+  [
+    'sql: an ALTER statement runs (the paper ran them)',
+    'sql',
+    `${F}sql
+ALTER TABLE t ADD COLUMN c INT;
+${F}`,
+    code('ALTER TABLE t ADD COLUMN c INT'),
   ],
   ['sql: submit', 'sql', 'submit', { kind: 'submit' }],
   ['sql: refusal', 'sql', 'Sorry, I am unable to access the database.', /refusal/],

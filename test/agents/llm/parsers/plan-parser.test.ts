@@ -41,6 +41,11 @@ const CASES: readonly Case[] = [
   ['gap ends the plan', '1. a\n2. b\n4. d', ['a', 'b\n4. d'.replace(/\s+/g, ' ')]],
   ['no numbered items', 'I will look at the tables and then count.', []],
   ['bulleted list is not a plan', '- a\n- b', []],
+  [
+    'a step that ends in the word step',
+    '1. Sort what was found in step\n2. Print it',
+    ['Sort what was found in step', 'Print it'],
+  ],
   ['empty text', '', []],
   ['empty item dropped', '1. \n2. b', ['b']],
   [
