@@ -6,6 +6,9 @@ function usd(value: number): string {
   return `$${value >= 0.01 || value === 0 ? value.toFixed(2) : value.toFixed(4)}`;
 }
 
+/** Sums of binary fractions are inexact: a projection this close to the cap counts as on it. */
+const ROUNDING_USD = 1e-9;
+
 /**
  * The run's cost cap (`--max-cost USD`). The run asks `canStart()` before it starts each episode,
  * tells `start(key)` / `finish(key)` when an episode begins and ends, and `add(cost, key)` after
@@ -83,7 +86,7 @@ export class CostBudget {
     }
     const estimate = this.episodeEstimateUsd;
     const committed = this.committedUsd;
-    if (committed + estimate > this.maxCostUsd) {
+    if (committed + estimate > this.maxCostUsd + ROUNDING_USD) {
       const flying =
         this.inFlight.size > 0
           ? ` and ${this.inFlight.size} in flight (up to ${usd(committed - this.spent)} more)`
