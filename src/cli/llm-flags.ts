@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { UsageError } from '../core/errors.js';
 import { CostBudget } from '../agents/llm/cost-budget.js';
 import { createModelClient } from '../agents/llm/create-model-client.js';
 import { LlmAgent } from '../agents/llm/llm-agent.js';
@@ -10,6 +9,7 @@ import type { StrategyName } from '../agents/llm/prompts/prompt-set.js';
 import { withResponseCache } from '../agents/llm/response-cache.js';
 import { PrefixStore } from '../agents/llm/strategies/prefix-store.js';
 import { envLanguageOf, STRATEGY_NAMES } from '../agents/llm/strategies/strategy-names.js';
+import { UsageError } from '../core/errors.js';
 import { positiveInteger, positiveNumber } from './options.js';
 
 /** The options of `intercode run` that configure a language-model agent. */
@@ -58,13 +58,16 @@ function collect(value: string, previous: string[] | undefined): string[] {
 /** Declares the language-model options of `intercode run`. */
 export function addLlmOptions(command: Command): Command {
   return command
-    .option('--model <provider:model>', 'language model for --agent llm (implies it): openai:gpt-4o, anthropic:…, replay:FILE')
+    .option(
+      '--model <provider:model>',
+      'language model for --agent llm (implies it): openai:gpt-4o, anthropic:…, replay:FILE',
+    )
     .addOption(
       new Option('--strategy <strategy>', 'prompting strategy of --agent llm (default: try-again)').choices(
         STRATEGY_NAMES,
       ),
     )
-    .option('--temperature <t>', 'sampling temperature, 0 to 2 (default: the provider\'s)', temperature)
+    .option('--temperature <t>', "sampling temperature, 0 to 2 (default: the provider's)", temperature)
     .option('--max-tokens <n>', 'output tokens per model call', positiveInteger('--max-tokens'))
     .option(
       '--provider-option <key=value>',
@@ -72,10 +75,20 @@ export function addLlmOptions(command: Command): Command {
       collect,
     )
     .option('--base-url <url>', 'endpoint of the provider (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)')
-    .option('--api-key-env <name>', 'environment variable that holds the API key (never a key on the command line)')
+    .option(
+      '--api-key-env <name>',
+      'environment variable that holds the API key (never a key on the command line)',
+    )
     .option('--prices <file>', 'JSON price table over the bundled one (USD per million tokens)')
-    .option('--max-cost <usd>', 'start no new episode once the run would cross this cost', positiveNumber('--max-cost'))
-    .option('--cache <dir>', 'answer identical model requests from this directory (re-runs and resumes cost nothing)')
+    .option(
+      '--max-cost <usd>',
+      'start no new episode once the run would cross this cost',
+      positiveNumber('--max-cost'),
+    )
+    .option(
+      '--cache <dir>',
+      'answer identical model requests from this directory (re-runs and resumes cost nothing)',
+    )
     .option(
       '--max-episode-tokens <n>',
       'end an episode as truncated once its model calls used this many tokens',
@@ -98,9 +111,11 @@ export function resolveAgentName(agent: string | undefined, flags: LlmFlags): st
     if (flags.model === undefined) throw new UsageError('--agent llm needs --model PROVIDER:MODEL');
     return name;
   }
-  if (flags.model !== undefined) throw new UsageError(`--model applies to --agent llm only, not --agent ${name}`);
+  if (flags.model !== undefined)
+    throw new UsageError(`--model applies to --agent llm only, not --agent ${name}`);
   for (const [key, option] of Object.entries(LLM_ONLY)) {
-    if (flags[key as keyof LlmFlags] !== undefined) throw new UsageError(`${option} applies to --agent llm only`);
+    if (flags[key as keyof LlmFlags] !== undefined)
+      throw new UsageError(`${option} applies to --agent llm only`);
   }
   return name;
 }

@@ -7,9 +7,9 @@ import { parseModelSpec } from '../../agents/llm/model-spec.js';
 import { STRATEGY_NAMES } from '../../agents/llm/strategies/strategy-names.js';
 import { writeFileAtomic } from '../../core/host/atomic-write.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';
+import { BenchLlmEndpoint } from '../../harness/bench/bench-llm-endpoint.js';
 import { benchComparison, benchTable } from '../../harness/bench/bench-table.js';
 import { type EnvBenchOptions, runEnvBench } from '../../harness/bench/env-bench.js';
-import { BenchLlmEndpoint } from '../../harness/bench/bench-llm-endpoint.js';
 import { runLlmBench } from '../../harness/bench/llm-bench.js';
 import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import type { RunConfig } from '../../harness/run-config.js';
@@ -65,7 +65,10 @@ async function benchRun(
 async function benchLlm(samples: number, onProgress: (message: string) => void): Promise<BenchFigure[]> {
   const endpoint = await BenchLlmEndpoint.start();
   const runDir = mkdtempSync(join(tmpdir(), 'intercode-bench-llm-'));
-  const client = createModelClient(parseModelSpec('openai:bench'), { baseUrl: endpoint.url, apiKey: 'bench' });
+  const client = createModelClient(parseModelSpec('openai:bench'), {
+    baseUrl: endpoint.url,
+    apiKey: 'bench',
+  });
   try {
     return await runLlmBench({
       client,

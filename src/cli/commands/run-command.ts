@@ -173,11 +173,7 @@ export function registerRun(program: Command): void {
       const result = await runBenchmark({
         tasks,
         skipped,
-        description: {
-          ...run.description,
-          agent: agent.name,
-          ...(llm ? { model: llm.agent.model, strategy: llm.agent.strategy } : {}),
-        },
+        description: { ...run.description, agent: agent.name },
         createEnv: () => run.createEnv(),
         agent,
         concurrency: flags.concurrency,

@@ -34,7 +34,10 @@ export class BenchLlmEndpoint {
           response.end(JSON.stringify({ object: 'list', data: [{ id: 'bench', object: 'model' }] }));
           return;
         }
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { tools?: unknown[]; stop?: unknown };
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          tools?: unknown[];
+          stop?: unknown;
+        };
         const message =
           body.tools && body.tools.length > 0
             ? {
@@ -56,9 +59,7 @@ export class BenchLlmEndpoint {
             object: 'chat.completion',
             created: 0,
             model: 'bench',
-            choices: [
-              { index: 0, message, finish_reason: body.tools?.length ? 'tool_calls' : 'stop' },
-            ],
+            choices: [{ index: 0, message, finish_reason: body.tools?.length ? 'tool_calls' : 'stop' }],
             usage: { prompt_tokens: 500, completion_tokens: 20, total_tokens: 520 },
           }),
         );

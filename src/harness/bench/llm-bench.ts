@@ -46,9 +46,10 @@ class TimedClient implements ModelClient {
 }
 
 /** A command's output of 40 lines (about 2 KB), as an observation of every turn. */
-const OUTPUT = Array.from({ length: 40 }, (_, line) => `-rw-r--r-- 1 user user ${line * 97} file-${line}.txt`).join(
-  '\n',
-);
+const OUTPUT = Array.from(
+  { length: 40 },
+  (_, line) => `-rw-r--r-- 1 user user ${line * 97} file-${line}.txt`,
+).join('\n');
 
 /**
  * The overhead of the language-model loop per turn, model time excluded: the policy's turn (prompt
@@ -65,7 +66,12 @@ export async function runLlmBench(options: LlmBenchOptions): Promise<BenchFigure
     const samples: number[] = [];
     for (let episode = 0; episode < options.episodes + 1; episode += 1) {
       options.onProgress?.(`llm ${strategy}: episode ${episode + 1}/${options.episodes + 1}`);
-      const task: Task = { id: `bench-${episode}`, index: episode, query: 'How many files are in /data?', meta: {} };
+      const task: Task = {
+        id: `bench-${episode}`,
+        index: episode,
+        query: 'How many files are in /data?',
+        meta: {},
+      };
       const policy = agent.episode(task);
       const history: TurnRecord[] = [];
       for (let turn = 0; turn < options.turnsPerEpisode; turn += 1) {
@@ -81,7 +87,8 @@ export async function runLlmBench(options: LlmBenchOptions): Promise<BenchFigure
         const next = (await policy.act(context)) as AgentTurn | undefined;
         if (next === undefined || next.stop) break;
         const record: TurnRecord = {
-          action: typeof next.action === 'object' && next.action.type === 'code' ? next.action.code : 'submit',
+          action:
+            typeof next.action === 'object' && next.action.type === 'code' ? next.action.code : 'submit',
           observation: OUTPUT,
           reward: 0,
           admissible: next.action !== undefined,

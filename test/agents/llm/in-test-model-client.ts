@@ -1,10 +1,10 @@
+import type { AgentTurn, EpisodePolicy, TurnContext, TurnRecord } from '../../../src/agents/agent.js';
 import type {
   ModelClient,
   ModelRequest,
   ModelResponse,
   TokenUsage,
 } from '../../../src/agents/llm/model-client.js';
-import type { AgentTurn, EpisodePolicy, TurnContext, TurnRecord } from '../../../src/agents/agent.js';
 import type { Task } from '../../../src/core/task.js';
 
 /** What a scripted answer may set; the rest is filled in. */

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect } from 'vitest';
 import { LlmAgent, type LlmAgentOptions } from '../../../src/agents/llm/llm-agent.js';
 import type { Dataset, Task } from '../../../src/core/task.js';
-import { DEMO_SQL_DUMP } from '../../../src/datasets/demo/demo-sql-dump.js';
 import { demoSqlDataset } from '../../../src/datasets/demo/demo-sql.js';
+import { DEMO_SQL_DUMP } from '../../../src/datasets/demo/demo-sql-dump.js';
 import { SqlEnv } from '../../../src/envs/sql/sql-env.js';
 import { playEpisode } from '../../../src/harness/play-episode.js';
 import { parseMysqlDump } from '../../../src/sql/dump/parse-mysql-dump.js';

@@ -8,6 +8,7 @@ import { EpisodeLimits } from '../../../src/agents/llm/strategies/episode-limits
 import { NO_PLAN } from '../../../src/agents/llm/strategies/plan-solve-strategy.js';
 import { PrefixStore } from '../../../src/agents/llm/strategies/prefix-store.js';
 import { REACT_STOP } from '../../../src/agents/llm/strategies/react-strategy.js';
+import { envLanguageOf } from '../../../src/agents/llm/strategies/strategy-names.js';
 import { NO_TOOL_CALL, ONE_CALL_PER_TURN } from '../../../src/agents/llm/strategies/tools-strategy.js';
 import { ModelError } from '../../../src/core/errors.js';
 import { it } from '../../support/fixtures.js';
@@ -43,7 +44,10 @@ describe('try-again', () => {
       { text: fenced('bash', 'ls /data') },
       { text: fenced('bash', 'ls /data | wc -l') },
     ]);
-    const turns = await drive(agent.episode(task()), task(), [{ output: 'a\nb\nc', reward: 0.4 }, { output: '3' }]);
+    const turns = await drive(agent.episode(task()), task(), [
+      { output: 'a\nb\nc', reward: 0.4 },
+      { output: '3' },
+    ]);
     expect(turns.map(actionOf)).toEqual([
       { type: 'code', code: 'ls /data' },
       { type: 'code', code: 'ls /data | wc -l' },
@@ -108,7 +112,11 @@ describe('try-again', () => {
     ] as const) {
       const answers = Array.from({ length: 10 }, (_, n) => ({ text: fenced(env, `SELECT ${n}`) }));
       const { agent, client } = agentOf(answers, { env });
-      await drive(agent.episode(task()), task(), Array.from({ length: 10 }, () => ({ output: 'out' })));
+      await drive(
+        agent.episode(task()),
+        task(),
+        Array.from({ length: 10 }, () => ({ output: 'out' })),
+      );
       const last = client.requests.at(-1)!;
       expect(last.messages).toHaveLength(2 + limit);
       expect(last.messages[1]).toMatchObject({ role: 'user' });
@@ -146,6 +154,21 @@ describe('try-again', () => {
       { type: 'code', code: 'cat flag.txt' },
       { type: 'submit', answer: 'picoCTF{d0n3}' },
     ]);
+  });
+
+  it('Python: a def is the action (the env scores the function it defines)', async () => {
+    const code = 'def add(a, b):\n    return a + b';
+    const { agent, client } = agentOf([{ text: fenced('python', code) }], { env: 'python' });
+    const turns = await drive(agent.episode(task()), task(), [{ output: '' }]);
+    expect(turns[0]!.action).toEqual({ type: 'code', code });
+    expect(client.requests[0]!.context.env).toBe('python');
+  });
+
+  it('an environment without prompts is refused in one line', () => {
+    expect(envLanguageOf('sql')).toBe('sql');
+    expect(() => envLanguageOf('node-repl')).toThrow(
+      /--agent llm has prompts for the bash, sql, python, ctf environments, not for node-repl/,
+    );
   });
 
   it('a model error propagates (the harness records the episode with its error)', async () => {
@@ -215,7 +238,11 @@ describe('plan-solve', () => {
 
   it('a plan without numbered steps is a format error, and the next turn asks again', async () => {
     const { agent, client } = agentOf(
-      [{ text: 'I would look around.' }, { text: '1. Count the files.' }, { text: fenced('bash', 'ls | wc -l') }],
+      [
+        { text: 'I would look around.' },
+        { text: '1. Count the files.' },
+        { text: fenced('bash', 'ls | wc -l') },
+      ],
       { strategy: 'plan-solve' },
     );
     const turns = await drive(agent.episode(task()), task(), [{ output: '' }, { output: '4' }], 3);
@@ -257,11 +284,19 @@ describe('tools', () => {
       [
         { toolCalls: [{ id: 'c1', name: 'execute', arguments: undefined, argumentsText: '{"code": ls' }] },
         { text: 'I think you should run ls.' },
-        { toolCalls: [{ id: 'c2', name: 'execute', arguments: { code: 'ls' }, argumentsText: '{"code":"ls"}' }] },
+        {
+          toolCalls: [
+            { id: 'c2', name: 'execute', arguments: { code: 'ls' }, argumentsText: '{"code":"ls"}' },
+          ],
+        },
       ],
       { strategy: 'tools' },
     );
-    const turns = await drive(agent.episode(task()), task(), [{ output: '' }, { output: '' }, { output: 'ok' }]);
+    const turns = await drive(agent.episode(task()), task(), [
+      { output: '' },
+      { output: '' },
+      { output: 'ok' },
+    ]);
     expect(turns[0]!.action).toBeUndefined();
     expect(turns[0]!.llm!.formatError).toBeTruthy();
     expect(turns[1]!.llm!.formatError).toBe(NO_TOOL_CALL);
@@ -276,7 +311,11 @@ describe('limits and run files', () => {
   it('--max-episode-tokens ends the episode with a stop before the next call', async () => {
     const answers = Array.from({ length: 5 }, () => ({ text: fenced('bash', 'ls') }));
     const { agent, client } = agentOf(answers, { limits: { maxTokens: 2 * (USAGE.input + USAGE.output) } });
-    const turns = await drive(agent.episode(task()), task(), Array.from({ length: 5 }, () => ({ output: '' })));
+    const turns = await drive(
+      agent.episode(task()),
+      task(),
+      Array.from({ length: 5 }, () => ({ output: '' })),
+    );
     expect(turns.at(-1)).toEqual({ stop: 'tokens' });
     expect(client.requests).toHaveLength(2);
   });
@@ -293,7 +332,9 @@ describe('limits and run files', () => {
     expect(limits.reached()).toBe('time');
   });
 
-  it('the shared prefix is stored once per run in prefixes.json and named by every call', async ({ tempDir }) => {
+  it('the shared prefix is stored once per run in prefixes.json and named by every call', async ({
+    tempDir,
+  }) => {
     const dir = tempDir('prefixes');
     const prefixes = new PrefixStore(dir);
     const answers = Array.from({ length: 4 }, () => ({ text: fenced('bash', 'ls') }));
@@ -307,7 +348,11 @@ describe('limits and run files', () => {
     expect(Object.keys(stored)).toEqual([names[0]]);
     expect(stored[names[0]!]).toEqual([expect.objectContaining({ role: 'system', cacheBreakpoint: true })]);
     // The calls keep only what follows the prefix.
-    expect(first[1]!.llm!.calls[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(first[1]!.llm!.calls[0]!.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
     // A resumed run's store knows the prefixes already written.
     const reopened = new PrefixStore(dir);
     expect(reopened.get(names[0]!)).toEqual(stored[names[0]!]);

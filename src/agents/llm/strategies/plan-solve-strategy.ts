@@ -59,8 +59,7 @@ export function planSolveStrategy(context: StrategyContext): EpisodePolicy {
       next += 1;
       const output =
         next > 1 ? truncateObservation(turn.observation.text, PLAN_SOLVE_OBSERVATION) : undefined;
-      const content =
-        context.prompts.step?.({ step, ...(output !== undefined ? { output } : {}) }) ?? step;
+      const content = context.prompts.step?.({ step, ...(output !== undefined ? { output } : {}) }) ?? step;
       dialogue.push({ role: 'user', content });
       const answer = await call(turn.turn, 'step', turn.signal);
       calls.push(answer.record);

@@ -2,7 +2,13 @@ import { UsageError } from '../../../core/errors.js';
 import type { EnvLanguage, StrategyName } from '../prompts/prompt-set.js';
 
 /** The strategies of `--strategy`, in the order the docs list them. */
-export const STRATEGY_NAMES: readonly StrategyName[] = ['single', 'try-again', 'react', 'plan-solve', 'tools'];
+export const STRATEGY_NAMES: readonly StrategyName[] = [
+  'single',
+  'try-again',
+  'react',
+  'plan-solve',
+  'tools',
+];
 
 /** The environments a language-model agent has prompts for. */
 export const ENV_LANGUAGES: readonly EnvLanguage[] = ['bash', 'sql', 'python', 'ctf'];

@@ -42,7 +42,12 @@ export function toolsStrategy(context: StrategyContext): EpisodePolicy {
         } else {
           dialogue.push({ role: 'tool', toolCallId: first.id, toolName: first.name, content: output });
           for (const other of others) {
-            dialogue.push({ role: 'tool', toolCallId: other.id, toolName: other.name, content: ONE_CALL_PER_TURN });
+            dialogue.push({
+              role: 'tool',
+              toolCallId: other.id,
+              toolName: other.name,
+              content: ONE_CALL_PER_TURN,
+            });
           }
         }
       }
