@@ -133,7 +133,13 @@ export function registerRun(program: Command): void {
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
     if (agent instanceof ReplayAgent && flags.tasks === undefined)
       selected = recordedTasks((task) => agent.has(task), '--trajectories', selected, dataset.id);
-    const replayModel = llm?.client instanceof ReplayModel ? llm.client : undefined;
+    // The replay model behind `--cache` (which never caches it) is read again for its task list.
+    const replayModel =
+      llm?.client instanceof ReplayModel
+        ? llm.client
+        : llm?.client.provider === 'replay'
+          ? new ReplayModel(llm.client.model)
+          : undefined;
     if (replayModel && flags.tasks === undefined)
       selected = recordedTasks(
         (task) => replayModel.has(task.id, task.query),

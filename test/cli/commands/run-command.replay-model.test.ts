@@ -140,9 +140,14 @@ describe('intercode run --model replay:', () => {
     }
   });
 
-  it('plays only the tasks the recording holds, and says so', ({ cli, tempDir }) => {
-    const out = join(tempDir('replay-subset'), 'run');
-    const result = cli.run(['run', 'spider/dev', '--model', `replay:${FIXTURE}`, '--out', out], SLOW);
+  it('plays only the tasks the recording holds, and says so (with --cache too)', ({ cli, tempDir }) => {
+    const dir = tempDir('replay-subset');
+    const out = join(dir, 'run');
+    // Also behind the response cache, which never caches the replay model.
+    const result = cli.run(
+      ['run', 'spider/dev', '--model', `replay:${FIXTURE}`, '--cache', join(dir, 'cache'), '--out', out],
+      SLOW,
+    );
     expect(result.status).toBe(0);
     expect(result.stderr).toContain('replaying the 3 of 1034 tasks');
     expect([...episodesOf(out).keys()].sort()).toEqual(['0', '1', '51']);
