@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import type { Agent } from '../../agents/agent.js';
 import { GoldAgent } from '../../agents/gold-agent.js';
 import { HumanAgent } from '../../agents/human-agent.js';
+import { ReplayModel } from '../../agents/llm/replay/replay-model.js';
 import { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
@@ -65,13 +66,21 @@ function defaultOutDir(datasetId: string, agent: string): string {
   return join('runs', `${slug}-${agent}-${stamp}`);
 }
 
-/** A recorded run usually covers part of a dataset (the paper's MBPP runs: 119 of 974 tasks). */
-function recordedTasks(agent: ReplayAgent, selected: readonly Task[], datasetId: string): Task[] {
-  const recorded = selected.filter((task) => agent.has(task));
-  if (recorded.length === 0) throw new UsageError(`--trajectories hold no episode of a task of ${datasetId}`);
+/**
+ * A recorded run usually covers part of a dataset (the paper's MBPP runs: 119 of 974 tasks): the
+ * replay agent and the replay model play the tasks the recording holds.
+ */
+function recordedTasks(
+  has: (task: Task) => boolean,
+  source: string,
+  selected: readonly Task[],
+  datasetId: string,
+): Task[] {
+  const recorded = selected.filter(has);
+  if (recorded.length === 0) throw new UsageError(`${source} hold no episode of a task of ${datasetId}`);
   if (recorded.length < selected.length) {
     process.stderr.write(
-      `intercode: replaying the ${recorded.length} of ${selected.length} tasks the trajectories hold (--tasks to choose others)\n`,
+      `intercode: replaying the ${recorded.length} of ${selected.length} tasks the ${source} hold (--tasks to choose others)\n`,
     );
   }
   return recorded;
@@ -123,7 +132,21 @@ export function registerRun(program: Command): void {
     if (agent instanceof ReplayAgent) agent.bind(dataset.tasks);
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
     if (agent instanceof ReplayAgent && flags.tasks === undefined)
-      selected = recordedTasks(agent, selected, dataset.id);
+      selected = recordedTasks((task) => agent.has(task), '--trajectories', selected, dataset.id);
+    // The replay model behind `--cache` (which never caches it) is read again for its task list.
+    const replayModel =
+      llm?.client instanceof ReplayModel
+        ? llm.client
+        : llm?.client.provider === 'replay'
+          ? new ReplayModel(llm.client.model)
+          : undefined;
+    if (replayModel && flags.tasks === undefined)
+      selected = recordedTasks(
+        (task) => replayModel.has(task.id, task.query),
+        '--model replay: trajectories',
+        selected,
+        dataset.id,
+      );
     const skipped = flags.includeUnrunnable ? [] : plan.unrunnable(selected);
     const skippedIds = new Set(skipped.map((skip) => skip.taskId));
     const tasks = selected.filter((task) => !skippedIds.has(task.id));
