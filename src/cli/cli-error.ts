@@ -7,6 +7,8 @@ const UNAVAILABLE = new Set([
   'SANDBOX_HELPER_FAILED',
   'SQL_ENGINE_UNAVAILABLE',
   'SQL_ENGINE_FAILED',
+  // A model endpoint that cannot be reached is this machine's (or network's) problem, not the input's.
+  'MODEL_UNREACHABLE',
 ]);
 
 /** Turns any error into one line on stderr and the matching exit code; stack traces only with INTERCODE_DEBUG. */

@@ -5,6 +5,7 @@ import { registerBench } from './commands/bench-command.js';
 import { registerDatasets } from './commands/datasets-command.js';
 import { registerDoctor } from './commands/doctor-command.js';
 import { registerExec } from './commands/exec-command.js';
+import { registerExport } from './commands/export-command.js';
 import { registerImage } from './commands/image-command.js';
 import { registerPlay } from './commands/play-command.js';
 import { registerReport } from './commands/report-command.js';
@@ -31,6 +32,7 @@ export function createProgram(): Command {
   registerRun(program);
   registerPlay(program);
   registerReport(program);
+  registerExport(program);
   registerExec(program);
   registerDoctor(program);
   registerBench(program);

@@ -22,7 +22,8 @@ void turnRecordAgrees;
 
 /**
  * The record of an episode that could not be played (an infrastructure failure: the env did not
- * start, the sandbox died): no turns, reward 0, the error's message; it counts as unsolved.
+ * start, the sandbox died): no turns, reward 0, the error's message. The metrics leave it out (it
+ * says nothing of the agent) and `--resume` plays it again.
  */
 export function failedEpisodeRecord(
   task: Task,

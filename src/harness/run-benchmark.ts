@@ -30,6 +30,11 @@ export interface RunOptions {
   readonly maxConsecutiveErrors?: number;
   /** Told when the run starts, after each finished episode, and when it ends. */
   readonly reporters?: readonly Reporter[];
+  /**
+   * Asked before each episode starts: a reason stops the run there (the cost cap of `--max-cost`);
+   * episodes in flight finish and are kept.
+   */
+  readonly mayStart?: () => string | undefined;
 }
 
 /** The end of a run, as its reporters saw it. */
@@ -78,6 +83,11 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       while (next < queue.length && stopReason === undefined) {
         if (options.signal?.aborted) {
           interrupted = true;
+          return;
+        }
+        const refusal = options.mayStart?.();
+        if (refusal !== undefined) {
+          stopReason ??= refusal;
           return;
         }
         const task = queue[next++]!;
@@ -138,9 +148,17 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const played = new Set(finished.map((record) => record.taskId));
   const complete =
     !interrupted && stopReason === undefined && options.tasks.every((task) => played.has(task.id));
+  // The setting the paper's figures depend on, as the agent and the loop played it.
+  const description = {
+    ...options.description,
+    ...(options.agent.model !== undefined ? { model: options.agent.model } : {}),
+    ...(options.agent.strategy !== undefined ? { strategy: options.agent.strategy } : {}),
+    maxTurns: options.maxTurns,
+  };
   const summary = {
-    ...summarize(options.description, finished, performance.now() - started, complete),
+    ...summarize(description, finished, performance.now() - started, complete),
     ...(options.skipped?.length ? { skipped: options.skipped } : {}),
+    ...(stopReason !== undefined ? { stopReason } : {}),
   };
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const end = {

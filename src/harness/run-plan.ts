@@ -27,6 +27,10 @@ export interface RunSetupDescription {
   readonly backend?: string;
   /** Only for the SQL environment. */
   readonly engine?: string;
+  /** The SQL schema hint (`--handicap`), when given. */
+  readonly handicap?: boolean;
+  /** `--compat`, when given (Bash, Python). */
+  readonly compat?: string;
 }
 
 /** A run opened: its dataset loaded, its sandbox backend checked, its environments ready to make. */
@@ -132,6 +136,7 @@ export class RunPlan {
         dataset: dataset.id,
         env: this.envName,
         ...(factory.engine ? { engine: factory.engine } : {}),
+        ...(sql.handicap ? { handicap: true } : {}),
       });
     }
     const provider = this.#provider!();
@@ -158,6 +163,7 @@ export class RunPlan {
       dataset: dataset.id,
       env: this.envName,
       backend: this.backend!,
+      ...(this.config.sandbox?.compat ? { compat: this.config.sandbox.compat } : {}),
     });
   }
 }

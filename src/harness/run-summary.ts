@@ -18,7 +18,7 @@ export function summarize(
   durationMs: number,
   complete: boolean,
 ): RunSummary {
-  const metrics = computeMetrics(episodes);
+  const { episodeErrors, ...metrics } = computeMetrics(episodes);
   const byGroup = Object.fromEntries(
     Object.entries(metricsByGroup(episodes)).map(([group, m]) => [
       group,
@@ -31,7 +31,7 @@ export function summarize(
     ...metrics,
     byGroup,
     durationMs,
-    episodeErrors: episodes.filter((episode) => episode.error !== undefined).length,
+    episodeErrors,
     complete,
   };
 }

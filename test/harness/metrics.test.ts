@@ -34,6 +34,8 @@ const partial = episode('b', [turn(0.67, true), turn(0.05, false), turn(0.05, tr
 });
 const failed = episode('c', [], { group: 'fs1', error: 'sandbox failed to start' });
 
+const NONE = { input: 0, output: 0, cachedInput: 0, cacheWrite: 0, reasoning: 0 };
+
 describe('computeMetrics', () => {
   it('is all zeros without episodes', () => {
     expect(computeMetrics([])).toEqual({
@@ -43,24 +45,58 @@ describe('computeMetrics', () => {
       meanReward: 0,
       meanTurns: 0,
       errorRate: 0,
+      firstTurnSolved: 0,
+      firstTurnSuccessRate: 0,
+      usage: NONE,
+      costUsd: 0,
+      episodeErrors: 0,
     });
   });
 
-  it('counts success as maxReward 1, means max rewards and turns taken', () => {
+  it('counts success as maxReward 1, means max rewards and turns taken, and leaves failed episodes out', () => {
     const metrics = computeMetrics([solved, partial, failed]);
-    expect(metrics).toMatchObject({ n: 3, solved: 1 });
-    expect(metrics.successRate).toBeCloseTo(1 / 3, 12);
+    // The episode that could not be played is counted apart, never as unsolved.
+    expect(metrics).toMatchObject({ n: 2, solved: 1, episodeErrors: 1 });
+    expect(metrics.successRate).toBe(1 / 2);
     // The best reward of each episode, not the last one (0.05 for b).
-    expect(metrics.meanReward).toBeCloseTo((1 + 0.67 + 0) / 3, 12);
-    expect(metrics.meanTurns).toBeCloseTo((2 + 4 + 0) / 3, 12);
+    expect(metrics.meanReward).toBeCloseTo((1 + 0.67) / 2, 12);
+    expect(metrics.meanTurns).toBe((2 + 4) / 2);
+  });
+
+  it('counts first-turn success as a first turn that scored 1', () => {
+    const first = episode('f', [turn(1, true)]);
+    const metrics = computeMetrics([solved, partial, first, failed]);
+    expect(metrics).toMatchObject({ n: 3, solved: 2, firstTurnSolved: 1 });
+    expect(metrics.firstTurnSuccessRate).toBe(1 / 3);
   });
 
   it("takes the error rate as the mean of each episode's share of inadmissible turns (the paper's Error %)", () => {
     const metrics = computeMetrics([solved, partial, failed]);
-    // (1/2 + 1/4 + 0) / 3, not the pooled 2/6.
-    expect(metrics.errorRate).toBeCloseTo((0.5 + 0.25 + 0) / 3, 12);
+    // (1/2 + 1/4) / 2, not the pooled 2/6; the failed episode is not in it.
+    expect(metrics.errorRate).toBeCloseTo((0.5 + 0.25) / 2, 12);
     expect(computeMetrics([solved]).errorRate).toBe(0.5);
     expect(computeMetrics([episode('d', [turn(0, false), turn(0, false)])]).errorRate).toBe(1);
+  });
+
+  it('sums tokens and cost over every episode, failed ones included; one unknown cost makes the sum unknown', () => {
+    const usage = (input: number, cachedInput: number) => ({
+      ...NONE,
+      input,
+      cachedInput,
+      output: 10,
+      reasoning: 2,
+    });
+    const a = episode('a', [turn(1, true)], { usage: usage(100, 40), costUsd: 0.25 });
+    const b = episode('b', [turn(0, true)], { usage: usage(50, 0), costUsd: 0.5 });
+    const spent = episode('c', [], { error: 'endpoint gone', usage: usage(7, 0), costUsd: 0.125 });
+    expect(computeMetrics([a, b, spent])).toMatchObject({
+      usage: { input: 157, cachedInput: 40, output: 30, reasoning: 6, cacheWrite: 0 },
+      costUsd: 0.875,
+    });
+    const unpriced = episode('d', [turn(0, true)], { usage: usage(5, 0), costUsd: null });
+    expect(computeMetrics([a, unpriced, b]).costUsd).toBeNull();
+    // Episodes without model calls (gold, replay) cost nothing.
+    expect(computeMetrics([solved, partial])).toMatchObject({ usage: NONE, costUsd: 0 });
   });
 });
 
@@ -70,6 +106,7 @@ describe('metricsByGroup', () => {
     const byGroup = metricsByGroup([partial, solved, ungrouped, failed]);
     expect(Object.keys(byGroup)).toEqual(['all', 'fs1', 'fs2']);
     expect(byGroup.fs1).toEqual(computeMetrics([solved, failed]));
+    expect(byGroup.fs1).toMatchObject({ n: 1, episodeErrors: 1 });
     expect(byGroup.fs2).toMatchObject({ n: 1, solved: 0, meanReward: 0.67, meanTurns: 4, errorRate: 0.25 });
     expect(byGroup.all).toMatchObject({ n: 1, solved: 1, successRate: 1 });
   });
@@ -77,14 +114,15 @@ describe('metricsByGroup', () => {
 
 describe('summarize', () => {
   it('writes the DESIGN §8 summary fields with per-group n, success and reward', () => {
-    const description = { dataset: 'demo/bash', env: 'bash', agent: 'gold', backend: 'bwrap' };
+    const description = { dataset: 'demo/bash', env: 'bash', agent: 'gold', backend: 'bwrap', maxTurns: 10 };
     const summary = summarize(description, [solved, partial, failed], 1234, false);
+    const { episodeErrors: _errors, ...metrics } = computeMetrics([solved, partial, failed]);
     expect(summary).toEqual({
-      schemaVersion: 1,
+      schemaVersion: 2,
       ...description,
-      ...computeMetrics([solved, partial, failed]),
+      ...metrics,
       byGroup: {
-        fs1: { n: 2, successRate: 0.5, meanReward: 0.5 },
+        fs1: { n: 1, successRate: 1, meanReward: 1 },
         fs2: { n: 1, successRate: 0, meanReward: 0.67 },
       },
       durationMs: 1234,

@@ -12,10 +12,12 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/report-command.test.ts',
   'test/cli/commands/run-command.bad-input.test.ts',
   'test/cli/commands/run-command.test.ts',
+  'test/cli/commands/run-command.llm.test.ts',
   'test/cli/commands/run-command.ctf.test.ts',
   'test/cli/commands/run-command.docker.test.ts',
   'test/cli/commands/run-command.sql-server-failure.test.ts',
   'test/cli/commands/run-command.sql.test.ts',
+  'test/cli/commands/run-command.replay-model.test.ts',
   'test/examples/node-repl.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',

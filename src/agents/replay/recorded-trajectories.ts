@@ -10,11 +10,43 @@ import { parseJsonLines } from '../../core/run-files/parse-json-lines.js';
 import { parseVersioned, type VersionedFormat } from '../../core/run-files/versioned-format.js';
 import type { Task } from '../../core/task.js';
 
-/** The actions of one recorded episode. */
+/** The actions of one recorded episode, with what the recording says about each. */
 export interface RecordedEpisode {
   readonly key: string;
   readonly query?: string;
   readonly actions: readonly string[];
+  /** ReAct thoughts, by turn (upstream `turn_history.thoughts`, our `llm.thought`). */
+  readonly thoughts?: readonly string[];
+  /** The Plan & Solve plan, one step per turn (upstream `turn_history.steps`, our `llm.step`). */
+  readonly steps?: readonly string[];
+  /**
+   * By turn: false where the original did not take the model's answer as code: nothing ran and the
+   * model got a format reminder. Absent when every turn was taken as code or the recording cannot
+   * tell.
+   */
+  readonly tookAsCode?: readonly boolean[];
+}
+
+/**
+ * What the original's loops answered when a model's output held no code (try-again, single turn,
+ * Plan & Solve, ReAct): recognised in a recorded observation, so the turn is known as not run. An
+ * action that ran and failed (`valid_action` false with an error observation) is still code.
+ */
+const FORMAT_REMINDER =
+  /code was found in your last response|^Format your \w+ command as follows|action did not contain \w+ code/;
+
+/** False for each turn whose recorded observation is the original's format reminder; undefined when none is. */
+function tookAsCode(actions: readonly string[], observations: unknown): boolean[] | undefined {
+  if (!Array.isArray(observations)) return undefined;
+  const asCode = actions.map((_action, turn) => {
+    const observation: unknown = observations[turn];
+    return !(typeof observation === 'string' && FORMAT_REMINDER.test(observation));
+  });
+  return someFalse(asCode);
+}
+
+function someFalse(list: boolean[]): boolean[] | undefined {
+  return list.includes(false) ? list : undefined;
 }
 
 function fail(path: string, why: string): never {
@@ -53,18 +85,52 @@ function fromUpstream(key: string, entry: Record<string, unknown>): RecordedEpis
   const query = typeof entry.query === 'string' ? entry.query : undefined;
   const history = asRecord(entry.turn_history);
   const actions = stringList(history?.actions);
-  if (actions) return { key: String(entry.task_id ?? key), ...(query ? { query } : {}), actions };
+  if (actions) {
+    const thoughts = stringList(history?.thoughts);
+    const steps = stringList(history?.steps);
+    const asCode = tookAsCode(actions, history?.observations);
+    return {
+      key: String(entry.task_id ?? key),
+      ...(query ? { query } : {}),
+      actions,
+      ...(thoughts ? { thoughts } : {}),
+      ...(steps ? { steps } : {}),
+      ...(asCode ? { tookAsCode: asCode } : {}),
+    };
+  }
   if (Array.isArray(entry.trajectory)) {
-    const list = entry.trajectory
-      .map((step) => asRecord(step)?.action)
-      .filter((action): action is string => typeof action === 'string');
+    const steps = entry.trajectory
+      .map((step) => asRecord(step))
+      .filter((step) => typeof step?.action === 'string');
+    const list = steps.map((step) => step?.action as string);
+    const asCode = tookAsCode(
+      list,
+      steps.map((step) => step?.observation),
+    );
     return {
       key: String(entry.query_idx ?? entry.task_id ?? key),
       ...(query ? { query } : {}),
       actions: list,
+      ...(asCode ? { tookAsCode: asCode } : {}),
     };
   }
   return undefined;
+}
+
+/** A line of our own `episodes.jsonl`: a language-model run's turns carry their thought, step and format error. */
+function fromEpisodeRecord(record: z.infer<typeof recordedLineSchema>, position: number): RecordedEpisode {
+  const turns = record.turns;
+  const hasThoughts = turns.some((turn) => turn.llm?.thought !== undefined);
+  const hasSteps = turns.some((turn) => turn.llm?.step !== undefined);
+  const asCode = someFalse(turns.map((turn) => turn.llm?.formatError === undefined));
+  return {
+    key: String(record.taskId ?? record.index ?? position),
+    ...(record.query !== undefined ? { query: record.query } : {}),
+    actions: turns.map((turn) => turn.action),
+    ...(hasThoughts ? { thoughts: turns.map((turn) => turn.llm?.thought ?? '') } : {}),
+    ...(hasSteps ? { steps: turns.map((turn) => turn.llm?.step ?? '') } : {}),
+    ...(asCode ? { tookAsCode: asCode } : {}),
+  };
 }
 
 /**
@@ -82,11 +148,7 @@ export function readRecordedTrajectories(path: string): RecordedEpisode[] {
   if (path.endsWith('.jsonl')) {
     const episodes = parseJsonLines(text, `trajectory file ${path}`, (value, where, position) => {
       const record = parseVersioned(value, recordedLineFormat, where);
-      return {
-        key: String(record.taskId ?? record.index ?? position),
-        ...(record.query !== undefined ? { query: record.query } : {}),
-        actions: record.turns.map((turn) => turn.action),
-      };
+      return fromEpisodeRecord(record, position);
     });
     if (episodes.length === 0) fail(path, 'holds no episodes');
     return episodes;

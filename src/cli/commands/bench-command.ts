@@ -1,9 +1,15 @@
-import { cpus, release } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { parseModelSpec } from '../../agents/llm/model-spec.js';
+import { STRATEGY_NAMES } from '../../agents/llm/strategies/strategy-names.js';
 import { writeFileAtomic } from '../../core/host/atomic-write.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';
+import { BenchLlmEndpoint } from '../../harness/bench/bench-llm-endpoint.js';
 import { benchComparison, benchTable } from '../../harness/bench/bench-table.js';
 import { type EnvBenchOptions, runEnvBench } from '../../harness/bench/env-bench.js';
+import { runLlmBench } from '../../harness/bench/llm-bench.js';
 import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import type { RunConfig } from '../../harness/run-config.js';
 import { planRun, type RunPlan } from '../../harness/run-plan.js';
@@ -11,7 +17,7 @@ import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { SQL_ENGINES, type SqlEngineName } from '../../sql/engine/sql-engine-name.js';
 import { backendNames, imageOption, listOf, positiveInteger } from '../options.js';
 
-const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python'] as const;
+const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm'] as const;
 
 interface BenchFlags {
   json?: string;
@@ -48,6 +54,36 @@ async function benchRun(
     });
   } finally {
     await run.close();
+  }
+}
+
+/**
+ * The language-model loop's overhead per turn (model time excluded), through the real provider
+ * client against a loopback endpoint; the target is a p50 of at most 2 ms.
+ */
+async function benchLlm(samples: number, onProgress: (message: string) => void): Promise<BenchFigure[]> {
+  // The provider libraries load only when this group is measured.
+  const { createModelClient } = await import('../../agents/llm/create-model-client.js');
+  const endpoint = await BenchLlmEndpoint.start();
+  const runDir = mkdtempSync(join(tmpdir(), 'intercode-bench-llm-'));
+  const client = createModelClient(parseModelSpec('openai:bench'), {
+    baseUrl: endpoint.url,
+    apiKey: 'bench',
+  });
+  try {
+    return await runLlmBench({
+      client,
+      strategies: STRATEGY_NAMES,
+      episodes: Math.max(2, Math.ceil(samples / 5)),
+      turnsPerEpisode: 10,
+      runDir,
+      target: { op: '<=', value: 2, stat: 'p50' },
+      onProgress,
+    });
+  } finally {
+    await client.close?.();
+    await endpoint.close();
+    rmSync(runDir, { recursive: true, force: true });
   }
 }
 
@@ -181,6 +217,7 @@ export function registerBench(program: Command): void {
             );
           }
         }
+        if (groups.has('llm')) figures.push(...(await benchLlm(samples, progressOf('llm'))));
         for (const sql of sqlPlans) {
           const engine = sql.config.sql?.engine ?? 'sqlite';
           figures.push(

@@ -1,23 +1,27 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Agent } from '../../agents/agent.js';
 import { GoldAgent } from '../../agents/gold-agent.js';
 import { HumanAgent } from '../../agents/human-agent.js';
+import { ReplayModel } from '../../agents/llm/replay/replay-model.js';
 import { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { EnvDefinition } from '../../envs/env-definition.js';
+import { parseEpisodeRecords } from '../../harness/episode-record.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
+import { addLlmOptions, type LlmFlags, type LlmSetup, resolveAgentName, setUpLlm } from '../llm-flags.js';
 import { addEnvOptions, type EnvFlags, positiveInteger, runConfigOf } from '../options.js';
 import { ProgressBarReporter } from '../reporters/progress-bar-reporter.js';
 import { SummaryReporter } from '../reporters/summary-reporter.js';
 import { selectTasks } from '../task-selection.js';
 
-interface RunFlags extends EnvFlags {
+interface RunFlags extends EnvFlags, LlmFlags {
   agent: (typeof AGENTS)[number];
   tasks?: string;
   concurrency: number;
@@ -29,10 +33,11 @@ interface RunFlags extends EnvFlags {
   includeUnrunnable?: boolean;
 }
 
-const AGENTS = ['gold', 'replay', 'human'] as const;
+const AGENTS = ['gold', 'replay', 'human', 'llm'] as const;
 
 /** Agent options that only one agent takes are refused with the others (never silently ignored). */
 function checkAgentFlags(flags: RunFlags): void {
+  flags.agent = resolveAgentName(flags.agent, flags) as RunFlags['agent'];
   if (flags.agent === 'replay' && !flags.trajectories?.length)
     throw new UsageError('--agent replay needs --trajectories FILE');
   if (flags.agent !== 'replay' && flags.trajectories !== undefined)
@@ -42,8 +47,10 @@ function checkAgentFlags(flags: RunFlags): void {
   if (flags.resume && !flags.out) throw new UsageError('--resume needs --out DIR (the run to continue)');
 }
 
-function createAgent(flags: RunFlags, definition: EnvDefinition): Agent {
+function createAgent(flags: RunFlags, definition: EnvDefinition, llm: LlmSetup | undefined): Agent {
   switch (flags.agent) {
+    case 'llm':
+      return llm!.agent;
     case 'gold':
       return new GoldAgent(definition.goldActions);
     case 'replay':
@@ -59,13 +66,21 @@ function defaultOutDir(datasetId: string, agent: string): string {
   return join('runs', `${slug}-${agent}-${stamp}`);
 }
 
-/** A recorded run usually covers part of a dataset (the paper's MBPP runs: 119 of 974 tasks). */
-function recordedTasks(agent: ReplayAgent, selected: readonly Task[], datasetId: string): Task[] {
-  const recorded = selected.filter((task) => agent.has(task));
-  if (recorded.length === 0) throw new UsageError(`--trajectories hold no episode of a task of ${datasetId}`);
+/**
+ * A recorded run usually covers part of a dataset (the paper's MBPP runs: 119 of 974 tasks): the
+ * replay agent and the replay model play the tasks the recording holds.
+ */
+function recordedTasks(
+  has: (task: Task) => boolean,
+  source: string,
+  selected: readonly Task[],
+  datasetId: string,
+): Task[] {
+  const recorded = selected.filter(has);
+  if (recorded.length === 0) throw new UsageError(`${source} hold no episode of a task of ${datasetId}`);
   if (recorded.length < selected.length) {
     process.stderr.write(
-      `intercode: replaying the ${recorded.length} of ${selected.length} tasks the trajectories hold (--tasks to choose others)\n`,
+      `intercode: replaying the ${recorded.length} of ${selected.length} tasks the ${source} hold (--tasks to choose others)\n`,
     );
   }
   return recorded;
@@ -76,7 +91,9 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('play a dataset with an agent and write episodes.jsonl and summary.json')
     .argument('<dataset>', 'dataset id (see `intercode datasets`) or a .json/.jsonl task file')
-    .addOption(new Option('--agent <agent>', 'agent').choices(AGENTS).default('gold'))
+    .addOption(
+      new Option('--agent <agent>', 'agent (default: gold; llm when --model is given)').choices(AGENTS),
+    )
     .option('--tasks <list>', 'task indices, e.g. 0-9,12')
     .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
     .option('--out <dir>', 'run directory (default: runs/<dataset>-<agent>-<time>)')
@@ -91,15 +108,45 @@ export function registerRun(program: Command): void {
     )
     .option('--resume', 'continue the run in --out, skipping the episodes it already has')
     .option('--json', 'print the summary as JSON instead of a table');
-  addEnvOptions(command).action(async (datasetArg: string, flags: RunFlags) => {
+  addLlmOptions(addEnvOptions(command)).action(async (datasetArg: string, flags: RunFlags) => {
     checkAgentFlags(flags);
     const plan = await planRun(runConfigOf(datasetArg, flags));
-    const agent = createAgent(flags, plan.definition);
+    let progress: ProgressBarReporter | undefined;
+    // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
+    const llm =
+      flags.agent === 'llm'
+        ? await setUpLlm(flags, {
+            env: plan.envName,
+            handicap: Boolean(flags.handicap),
+            onRetry: (retry) => {
+              if (progress) progress.onRetry(retry);
+              else
+                process.stderr.write(
+                  `intercode: model call retry ${retry.attempt} after ${retry.reason}, waiting ${(retry.waitMs / 1000).toFixed(1)} s\n`,
+                );
+            },
+          })
+        : undefined;
+    const agent = createAgent(flags, plan.definition, llm);
     const dataset = await plan.loadDataset();
     if (agent instanceof ReplayAgent) agent.bind(dataset.tasks);
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
     if (agent instanceof ReplayAgent && flags.tasks === undefined)
-      selected = recordedTasks(agent, selected, dataset.id);
+      selected = recordedTasks((task) => agent.has(task), '--trajectories', selected, dataset.id);
+    // The replay model behind `--cache` (which never caches it) is read again for its task list.
+    const replayModel =
+      llm?.client instanceof ReplayModel
+        ? llm.client
+        : llm?.client.provider === 'replay'
+          ? new ReplayModel(llm.client.model)
+          : undefined;
+    if (replayModel && flags.tasks === undefined)
+      selected = recordedTasks(
+        (task) => replayModel.has(task.id, task.query),
+        '--model replay: trajectories',
+        selected,
+        dataset.id,
+      );
     const skipped = flags.includeUnrunnable ? [] : plan.unrunnable(selected);
     const skippedIds = new Set(skipped.map((skip) => skip.taskId));
     const tasks = selected.filter((task) => !skippedIds.has(task.id));
@@ -111,8 +158,19 @@ export function registerRun(program: Command): void {
       );
     }
     const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
+    llm?.prefixes.open(outDir);
+    // A resumed run's finished episodes count toward its cost cap.
+    const previous = join(outDir, 'episodes.jsonl');
+    if (llm?.budget && flags.resume && existsSync(previous)) {
+      // A torn last line of a killed run is not an episode (the log drops it too).
+      const text = readFileSync(previous, 'utf8');
+      for (const record of parseEpisodeRecords(text.slice(0, text.lastIndexOf('\n') + 1), previous)) {
+        if (record.error === undefined)
+          llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
+      }
+    }
     const run = await plan.open(dataset);
-    const progress =
+    progress =
       process.stderr.isTTY && !flags.json && flags.agent !== 'human' ? new ProgressBarReporter() : undefined;
     const reporters: Reporter[] = [new SummaryReporter({ json: Boolean(flags.json) })];
     if (progress) reporters.unshift(progress);
@@ -131,9 +189,14 @@ export function registerRun(program: Command): void {
         scoreEveryTurn: plan.definition.scoreEveryTurn ?? true,
         signal: interruptSignal,
         reporters,
+        ...(llm?.budget ? { mayStart: () => llm.budget?.refusal() } : {}),
       });
       if (result.interrupted) process.exitCode = EXIT.interrupted;
-      else if (result.stopReason) {
+      else if (result.stopReason && llm?.budget?.refusal() !== undefined) {
+        process.stderr.write(
+          `intercode: stopped before the cost cap: ${result.stopReason} (finished episodes are kept; raise --max-cost and run again with --resume)\n`,
+        );
+      } else if (result.stopReason) {
         process.stderr.write(
           `intercode: stopped early: ${result.stopReason} (finished episodes are kept; fix the cause and run again with --resume)\n`,
         );
@@ -143,6 +206,7 @@ export function registerRun(program: Command): void {
       progress?.stop();
       if (agent instanceof HumanAgent) agent.close();
       await run.close();
+      await llm?.client.close?.();
     }
   });
 }

@@ -1,4 +1,4 @@
-import { metricsByGroup } from '../../harness/metrics.js';
+import { computeMetrics, metricsByGroup } from '../../harness/metrics.js';
 import type { Reporter, RunEnd } from '../../harness/reporter.js';
 import { summaryTable } from '../../harness/summary-table.js';
 
@@ -13,14 +13,15 @@ export class SummaryReporter implements Reporter {
     this.#json = options.json;
   }
 
-  onRunEnd({ summary, episodes, outDir }: RunEnd): void {
+  onRunEnd({ summary, episodes, outDir, stopReason }: RunEnd): void {
     if (this.#json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       return;
     }
-    process.stdout.write(`${summaryTable(summary, metricsByGroup(episodes))}\n`);
+    process.stdout.write(`${summaryTable(computeMetrics(episodes), metricsByGroup(episodes))}\n`);
     if (summary.skipped?.length)
       process.stdout.write(`skipped (unrunnable here): ${summary.skipped.length}\n`);
+    if (stopReason !== undefined) process.stdout.write(`stopped before the end: ${stopReason}\n`);
     process.stdout.write(`run directory: ${outDir}\n`);
   }
 }

@@ -91,7 +91,7 @@ export const episodeRecordSchema = z.object({
   turnsTaken: z.int().min(0),
   terminated: z.boolean(),
   truncated: z.boolean(),
-  /** The episode could not be played (an infrastructure failure); it counts as unsolved. */
+  /** The episode could not be played (an infrastructure failure): the metrics count it apart, never as unsolved. */
   error: z.string().optional(),
   group: z.string().optional(),
   /** The env replaced a wrong upstream gold (`gold` is then the corrected one): what and why. */

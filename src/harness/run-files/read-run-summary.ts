@@ -5,8 +5,9 @@ import { RUN_SUMMARY_VERSION, type RunSummary, runSummaryFormat } from './run-su
 
 /**
  * Reads and checks the `summary.json` at `path`. A summary written before `schemaVersion` existed
- * reads as version 1 (and is returned with `schemaVersion: 1`); one of a newer version, or one that
- * is not JSON or not a valid summary, fails in one line naming the file.
+ * reads as version 1 (and is returned with `schemaVersion: 1`); a version 1 summary lacks the fields
+ * version 2 added. One of a newer version, or one that is not JSON or not a valid summary, fails in
+ * one line naming the file.
  */
 export function readRunSummary(path: string): RunSummary {
   let value: unknown;
@@ -22,7 +23,7 @@ export function readRunSummary(path: string): RunSummary {
   schemaVersionOf(value, RUN_SUMMARY_VERSION, path);
   const versioned =
     typeof value === 'object' && value !== null && !Array.isArray(value) && !('schemaVersion' in value)
-      ? { schemaVersion: RUN_SUMMARY_VERSION, ...value }
+      ? { schemaVersion: 1, ...value }
       : value;
   return parseVersioned(versioned, runSummaryFormat, path);
 }

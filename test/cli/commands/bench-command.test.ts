@@ -61,6 +61,32 @@ describe('intercode bench', () => {
     expect(result.status).toBe(failed ? 1 : 0);
   });
 
+  it('measures the language-model loop per strategy through the real provider client (model time excluded)', ({
+    cli,
+    tempDir,
+  }) => {
+    const file = join(tempDir('bench-llm'), 'bench.json');
+    const result = cli.run(['bench', '--only', 'llm', '--samples', '2', '--json', file], {
+      timeoutMs: 120_000,
+    });
+    expect(result.stderr).toBe('');
+    const { figures } = JSON.parse(readFileSync(file, 'utf8')) as { figures: BenchFigure[] };
+    expect(figures.map((figure) => figure.name)).toEqual(
+      ['single', 'try-again', 'react', 'plan-solve', 'tools'].map((name) => `${name}: overhead per turn`),
+    );
+    for (const figure of figures) {
+      expect(figure).toMatchObject({
+        backend: 'openai',
+        unit: 'ms',
+        target: { op: '<=', value: 2, stat: 'p50' },
+      });
+      expect(figure.n).toBeGreaterThan(0);
+      expect(figure.p50).toBeGreaterThan(0);
+      expect(result.stdout).toContain(`llm loop (model time excluded): ${figure.name}`);
+    }
+    expect(result.status).toBe(figures.some((figure) => figure.pass === false) ? 1 : 0);
+  });
+
   it('rejects an unknown figure group or backend in one line, exit 1, writing nothing', ({
     cli,
     tempDir,
@@ -68,7 +94,7 @@ describe('intercode bench', () => {
     const file = join(tempDir('bench'), 'bench.json');
     expectOneLineError(
       cli.run(['bench', '--only', 'nope', '--json', file]),
-      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python\)/,
+      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python, llm\)/,
     );
     expectOneLineError(
       cli.run(['bench', '--backend', 'nope', '--json', file]),

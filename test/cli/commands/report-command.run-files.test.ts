@@ -61,11 +61,13 @@ describe('intercode report', () => {
     expect(result.stdout).toBe(
       [
         oldRun,
-        'group   n  solved  success  mean reward  turns  error',
-        '------  -  ------  -------  -----------  -----  -----',
-        'all     3       2    66.7%        0.833   1.33  16.7%',
-        'search  1       1   100.0%        1.000   1.00   0.0%',
-        'text    2       1    50.0%        0.750   1.50  25.0%',
+        // No summary.json: the setting is what the episodes tell.
+        'demo/bash',
+        'group   n  solved  success  first turn  mean reward  turns  error  failed',
+        '------  -  ------  -------  ----------  -----------  -----  -----  ------',
+        'all     3       2    66.7%       66.7%        0.833   1.33  16.7%       0',
+        'search  1       1   100.0%      100.0%        1.000   1.00   0.0%       0',
+        'text    2       1    50.0%       50.0%        0.750   1.50  25.0%       0',
         '',
       ].join('\n'),
     );
@@ -76,18 +78,26 @@ describe('intercode report', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const blocks = result.stdout.split('\n\n');
-    expect(blocks).toHaveLength(3);
+    // The runs side by side, each run, then both together.
+    expect(blocks).toHaveLength(4);
+    expect(blocks[0]!.split('\n')[0]).toBe('runs');
+    expect(blocks[0]!.split('\n')[1]).toMatch(
+      /^run\s+model\s+strategy\s+n\s+success\s+paper\s+diff\s+turns\s+error\s+failed\s+cost$/,
+    );
     // One group: only the `all` row.
-    expect(blocks[0]!.split('\n').slice(0, 1)).toEqual([newRun]);
-    expect(blocks[0]!.split('\n').slice(3)).toEqual(['all    2       1    50.0%        0.500   1.00   0.0%']);
-    expect(blocks[2]!.split('\n')).toEqual([
+    expect(blocks[1]!.split('\n').slice(0, 2)).toEqual([newRun, 'demo/bash']);
+    expect(blocks[1]!.split('\n').slice(4)).toEqual([
+      'all    2       1    50.0%       50.0%        0.500   1.00   0.0%       0',
+    ]);
+    expect(blocks[3]!.split('\n')).toEqual([
       'combined (2 runs)',
-      'group   n  solved  success  mean reward  turns  error',
-      '------  -  ------  -------  -----------  -----  -----',
-      'all     5       3    60.0%        0.700   1.20  10.0%',
-      'files   2       1    50.0%        0.500   1.00   0.0%',
-      'search  1       1   100.0%        1.000   1.00   0.0%',
-      'text    2       1    50.0%        0.750   1.50  25.0%',
+      'demo/bash',
+      'group   n  solved  success  first turn  mean reward  turns  error  failed',
+      '------  -  ------  -------  ----------  -----------  -----  -----  ------',
+      'all     5       3    60.0%       60.0%        0.700   1.20  10.0%       0',
+      'files   2       1    50.0%       50.0%        0.500   1.00   0.0%       0',
+      'search  1       1   100.0%      100.0%        1.000   1.00   0.0%       0',
+      'text    2       1    50.0%       50.0%        0.750   1.50  25.0%       0',
       '',
     ]);
   });
@@ -96,13 +106,18 @@ describe('intercode report', () => {
     const result = intercode(['report', oldRun, newRun, '--format', 'md'], base);
     expect(result.status).toBe(0);
     const blocks = result.stdout.split('\n\n');
-    expect(blocks.slice(0, 2)).toEqual([`## ${oldRun}`, expect.stringMatching(/^\| group \| n \|/)]);
-    expect(blocks[1]!.split('\n')).toEqual([
-      '| group | n | solved | success | mean reward | turns | error |',
-      '|:--|--:|--:|--:|--:|--:|--:|',
-      '| all | 3 | 2 | 66.7% | 0.833 | 1.33 | 16.7% |',
-      '| search | 1 | 1 | 100.0% | 1.000 | 1.00 | 0.0% |',
-      '| text | 2 | 1 | 50.0% | 0.750 | 1.50 | 25.0% |',
+    expect(blocks.slice(0, 2)).toEqual(['## runs', expect.stringMatching(/^\| run \| model \|/)]);
+    expect(blocks.slice(2, 5)).toEqual([
+      `## ${oldRun}`,
+      'demo/bash',
+      expect.stringMatching(/^\| group \| n \|/),
+    ]);
+    expect(blocks[4]!.split('\n')).toEqual([
+      '| group | n | solved | success | first turn | mean reward | turns | error | failed |',
+      '|:--|--:|--:|--:|--:|--:|--:|--:|--:|',
+      '| all | 3 | 2 | 66.7% | 66.7% | 0.833 | 1.33 | 16.7% | 0 |',
+      '| search | 1 | 1 | 100.0% | 100.0% | 1.000 | 1.00 | 0.0% | 0 |',
+      '| text | 2 | 1 | 50.0% | 50.0% | 0.750 | 1.50 | 25.0% | 0 |',
     ]);
     expect(blocks).toContain('## combined (2 runs)');
   });
@@ -123,6 +138,11 @@ describe('intercode report', () => {
       meanReward: 2.5 / 3,
       meanTurns: 4 / 3,
       errorRate: 0.5 / 3,
+      firstTurnSolved: 2,
+      firstTurnSuccessRate: 2 / 3,
+      usage: { input: 0, output: 0, cachedInput: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: 0,
+      episodeErrors: 0,
     });
     expect(Object.keys(report.runs[0]!.byGroup)).toEqual(['search', 'text']);
     expect(report.combined.overall).toMatchObject({ n: 5, solved: 3 });

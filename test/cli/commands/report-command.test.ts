@@ -31,8 +31,11 @@ describe('intercode report', () => {
     expect(single.status).toBe(0);
     const lines = single.stdout.split('\n');
     expect(lines[0]).toBe(fullRun);
-    expect(lines[1]).toMatch(/^group\s+n\s+solved\s+success\s+mean reward\s+turns\s+error$/);
-    expect(single.stdout).toMatch(/\nall\s+30\s+30\s+100\.0%\s+1\.000\s+1\.00\s+0\.0%\n/);
+    expect(lines[1]).toBe('demo/bash · agent gold · 10 turns');
+    expect(lines[2]).toMatch(
+      /^group\s+n\s+solved\s+success\s+first turn\s+mean reward\s+turns\s+error\s+failed$/,
+    );
+    expect(single.stdout).toMatch(/\nall\s+30\s+30\s+100\.0%\s+100\.0%\s+1\.000\s+1\.00\s+0\.0%\s+0\n/);
     expect(single.stdout).toMatch(/\ntext\s+11\s+11\s+100\.0%/);
     expect(single.stdout).toMatch(/\narchive\s+4\s+4\s+100\.0%/);
     expect(single.stdout).not.toContain('combined');

@@ -45,7 +45,7 @@ describe('intercode run with bad input', () => {
       {
         args: ['demo/bash', '--agent', 'robot'],
         error:
-          /option '--agent <agent>' argument 'robot' is invalid\. Allowed choices are gold, replay, human/,
+          /option '--agent <agent>' argument 'robot' is invalid\. Allowed choices are gold, replay, human, llm/,
       },
       {
         args: ['demo/bash', '--trajectories', 'x.json'],

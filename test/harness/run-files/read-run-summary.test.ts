@@ -36,10 +36,21 @@ describe('readRunSummary', () => {
     expect(Object.keys(read)[0]).toBe('schemaVersion');
   });
 
+  it('reads a version 1 summary, without the setting, first-turn and cost fields of version 2', () => {
+    const {
+      firstTurnSolved: _solved,
+      firstTurnSuccessRate: _rate,
+      usage: _usage,
+      costUsd: _cost,
+      ...v1
+    } = { ...summarize(description, episodes, 812.5, true), schemaVersion: 1 as const };
+    expect(readRunSummary(writeSummary(v1))).toEqual(v1);
+  });
+
   it('fails in one line naming the file for a newer version, bad JSON or a malformed summary', () => {
     const summary = summarize(description, episodes, 1, true);
     const cases: [unknown, RegExp][] = [
-      [{ ...summary, schemaVersion: 2 }, /has schemaVersion 2, newer than this intercode reads \(1\)/],
+      [{ ...summary, schemaVersion: 3 }, /has schemaVersion 3, newer than this intercode reads \(2\)/],
       [{ ...summary, n: -1 }, /is not a valid run summary: n: Too small: expected number to be >=0$/],
       [
         { ...summary, byGroup: { text: { n: 1 } } },
