@@ -181,8 +181,19 @@ export async function setUpLlm(
     CostBudget.check(client.id, prices);
     budget = new CostBudget(flags.maxCost);
   }
+  if (flags.cache !== undefined) {
+    // Answers of two endpoints serving the same model name are not interchangeable: the base URL
+    // is part of the key. The cache folder is checked here, before the endpoint is contacted.
+    const baseUrl =
+      flags.baseUrl ??
+      (spec.provider === 'openai'
+        ? process.env.OPENAI_BASE_URL
+        : spec.provider === 'anthropic'
+          ? process.env.ANTHROPIC_BASE_URL
+          : undefined);
+    client = withResponseCache(client, flags.cache, baseUrl ? { namespace: baseUrl } : {});
+  }
   await client.check?.();
-  if (flags.cache !== undefined) client = withResponseCache(client, flags.cache);
   const prefixes = new PrefixStore();
   const agent = new LlmAgent({
     client,
