@@ -74,7 +74,9 @@ describe('ReplayModel on upstream Try Again recordings', () => {
     expect((await ask('try-again')).text).toBe('submit');
     expect((await ask('try-again', 'bash')).text).toBe('submit');
     expect((await ask('try-again', 'ctf')).text).toBe('skip');
-    expect((await ask('react')).text).toBe('Thought: The recording ends here.\nAction: skip');
+    // A Try Again recording replayed in ReAct ends with a submit too; a ReAct recording that ended
+    // without one (below) ends with skip.
+    expect((await ask('react')).text).toBe('Thought: The recording ends here.\nAction: submit');
     expect((await ask('tools')).toolCalls.map((call) => call.name)).toEqual(['submit']);
   });
 
@@ -144,6 +146,7 @@ describe('ReplayModel in the other strategies', () => {
     // Turn 2: the original model wrote its own observation where the action belongs.
     expect((await ask(2)).text).toBe(`Thought: ${history.thoughts[2]}\nAction: ${history.actions[2]}`);
     expect((await ask(6)).text).toBe(`Thought: ${history.thoughts[6]}\nAction: submit`);
+    expect((await ask(7)).text).toBe('Thought: The recording ends here.\nAction: skip');
   });
 
   it('plan-solve: the recorded plan numbered, then each step as a fenced block', async () => {
