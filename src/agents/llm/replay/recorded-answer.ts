@@ -36,7 +36,7 @@ export function recordedAnswer(
 ): RecordedAnswer {
   const { strategy, env, turn, purpose } = request.context;
   if (strategy === 'plan-solve' && purpose === 'plan')
-    return { text: planText(episode, source), toolCalls: [] };
+    return { text: planText(episode, turn, source), toolCalls: [] };
   const move = recordedMove(episode, turn);
   if (move.kind === 'end') return endOfRecording(strategy, env, turn, episode.thoughts !== undefined);
   switch (strategy) {
@@ -82,12 +82,21 @@ function endOfRecording(
   };
 }
 
-function planText(episode: RecordedEpisode, source: string): string {
-  if (!episode.steps) {
-    throw new ModelError(
-      'MODEL_REJECTED',
-      `replay model ${source}: task ${episode.key} has no recorded plan (replay a Plan & Solve recording for --strategy plan-solve)`,
-    );
+/**
+ * The plan answered on `turn`: the recorded steps, numbered. On a turn before the one whose plan was
+ * taken (`planTurn`; our own runs ask again after a plan without steps), and for a recording without
+ * steps whose turn was a format error, the answer recorded for that turn, which held no plan.
+ */
+function planText(episode: RecordedEpisode, turn: number, source: string): string {
+  if (!episode.steps || turn < (episode.planTurn ?? 0)) {
+    const move = recordedMove(episode, turn);
+    if (move.kind === 'text') return move.text;
+    if (!episode.steps) {
+      throw new ModelError(
+        'MODEL_REJECTED',
+        `replay model ${source}: task ${episode.key} has no recorded plan (replay a Plan & Solve recording for --strategy plan-solve)`,
+      );
+    }
   }
   // A recorded plan without steps (the original found none) stays one: the parser finds none either.
   // An empty step (the original's parser split after a number such as a year) is written `…`, so

@@ -170,6 +170,23 @@ describe('ReplayModel in the other strategies', () => {
     expect(last.text).toBe(history.actions[4]);
   });
 
+  it('plan-solve from our episodes.jsonl: a plan without steps as recorded, then the plan taken', async () => {
+    const model = createReplayModel(fixture('plan-solve-episodes.jsonl'));
+    const ask = (taskId: string, turn: number, purpose: string, query: string) =>
+      model.complete(request({ taskId, turn, strategy: 'plan-solve', purpose }, query));
+    const query = 'Which ship is the oldest?';
+    expect((await ask('7', 0, 'plan', query)).text).toBe('I would start by looking at the tables.');
+    expect((await ask('7', 1, 'plan', query)).text).toBe(
+      '1. List the tables.\n2. Order the ships by the year built and take the first.',
+    );
+    expect((await ask('7', 1, 'step', query)).text).toBe('```sql\nSHOW TABLES\n```');
+    expect((await ask('7', 2, 'step', query)).text).toBe(
+      '```sql\nSELECT name FROM ship ORDER BY built LIMIT 1\n```',
+    );
+    // A task whose plans never had steps: each request gets the answer recorded for its turn.
+    expect((await ask('8', 0, 'plan', 'How many ports are there?')).text).toBe('Count them.');
+  });
+
   it('plan-solve on a recording without a plan is a ModelError naming the task', async () => {
     const model = createReplayModel(fixture('sql-gpt-4-try-again.json'));
     const query = upstream('sql-gpt-4-try-again.json')['1']!.query as string;
