@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createModelClient } from '../../../../src/agents/llm/create-model-client.js';
 import type { ModelRequest, RequestContext } from '../../../../src/agents/llm/model-client.js';
+import { parseModelSpec } from '../../../../src/agents/llm/model-spec.js';
 import { createReplayModel, ReplayModel } from '../../../../src/agents/llm/replay/replay-model.js';
 import { ModelError, UsageError } from '../../../../src/core/errors.js';
 
@@ -51,6 +53,17 @@ describe('ReplayModel on upstream Try Again recordings', () => {
       expect(response.toolCalls).toEqual([]);
       expect(response.retries).toEqual([]);
     }
+  });
+
+  it('is the replay provider of createModelClient (--model replay:<file>), no key or endpoint needed', async () => {
+    const model = createModelClient(parseModelSpec(`replay:${file}`), { env: {} });
+    expect(model.provider).toBe('replay');
+    await model.check?.();
+    const entry = entries['1']!;
+    const response = await model.complete(request({ taskId: '1', turn: 0 }, entry.query as string));
+    expect(response.text).toBe(
+      `\`\`\`sql\n${(entry.turn_history as { actions: string[] }).actions[0]}\n\`\`\``,
+    );
   });
 
   it('writes an answer the original did not take as code unfenced, exactly as recorded', async () => {
