@@ -1,6 +1,5 @@
 import { type Command, Option } from 'commander';
 import { CostBudget } from '../agents/llm/cost-budget.js';
-import { createModelClient } from '../agents/llm/create-model-client.js';
 import { LlmAgent } from '../agents/llm/llm-agent.js';
 import type { ModelClient, RetryRecord } from '../agents/llm/model-client.js';
 import { parseModelSpec } from '../agents/llm/model-spec.js';
@@ -170,6 +169,8 @@ export async function setUpLlm(
   }
   const providerOptions = providerOptionsOf(spec.provider, flags.providerOption);
   const prices = PriceTable.load(flags.prices);
+  // The provider libraries load only for a language-model run (they add most of a second to start-up).
+  const { createModelClient } = await import('../agents/llm/create-model-client.js');
   let client = createModelClient(spec, {
     ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),

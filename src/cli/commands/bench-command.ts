@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createModelClient } from '../../agents/llm/create-model-client.js';
 import { parseModelSpec } from '../../agents/llm/model-spec.js';
 import { STRATEGY_NAMES } from '../../agents/llm/strategies/strategy-names.js';
 import { writeFileAtomic } from '../../core/host/atomic-write.js';
@@ -63,6 +62,8 @@ async function benchRun(
  * client against a loopback endpoint; the target is a p50 of at most 2 ms.
  */
 async function benchLlm(samples: number, onProgress: (message: string) => void): Promise<BenchFigure[]> {
+  // The provider libraries load only when this group is measured.
+  const { createModelClient } = await import('../../agents/llm/create-model-client.js');
   const endpoint = await BenchLlmEndpoint.start();
   const runDir = mkdtempSync(join(tmpdir(), 'intercode-bench-llm-'));
   const client = createModelClient(parseModelSpec('openai:bench'), {

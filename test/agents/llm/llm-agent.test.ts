@@ -216,6 +216,48 @@ describe('react', () => {
   });
 });
 
+describe('every environment', () => {
+  it('react and tools submit a CTF flag as the answer', async () => {
+    const react = agentOf([{ text: 'Thought: found it\nAction: submit picoCTF{r3act}' }], {
+      strategy: 'react',
+      env: 'ctf',
+    });
+    const reactTurns = await drive(react.agent.episode(task()), task(), [{ output: '' }]);
+    expect(reactTurns[0]!.action).toEqual({ type: 'submit', answer: 'picoCTF{r3act}' });
+    const tools = agentOf(
+      [
+        {
+          toolCalls: [
+            {
+              id: 'c1',
+              name: 'submit',
+              arguments: { answer: 'picoCTF{t00l}' },
+              argumentsText: '{"answer":"picoCTF{t00l}"}',
+            },
+          ],
+        },
+      ],
+      { strategy: 'tools', env: 'ctf' },
+    );
+    const toolTurns = await drive(tools.agent.episode(task()), task(), [{ output: '' }]);
+    expect(toolTurns[0]!.action).toEqual({ type: 'submit', answer: 'picoCTF{t00l}' });
+  });
+
+  it('each strategy asks every environment with its own prompt set and request context', async () => {
+    for (const env of ['bash', 'sql', 'python', 'ctf'] as const) {
+      for (const strategy of ['single', 'try-again', 'react', 'plan-solve', 'tools'] as const) {
+        const { agent, client } = agentOf([{ text: 'no idea' }], { env, strategy });
+        const turns = await drive(agent.episode(task()), task(), [{ output: '' }], 1);
+        expect(turns[0]!.action, `${env} ${strategy}`).toBeUndefined();
+        expect(turns[0]!.llm!.formatError, `${env} ${strategy}`).toBeTruthy();
+        expect(client.requests[0]!.context).toMatchObject({ env, strategy, turn: 0 });
+        expect(client.requests[0]!.messages[0]).toMatchObject({ role: 'system', cacheBreakpoint: true });
+        expect(Boolean(client.requests[0]!.tools), `${env} ${strategy}`).toBe(strategy === 'tools');
+      }
+    }
+  });
+});
+
 describe('plan-solve', () => {
   it('asks for a plan, then one step per turn, and ends after the last step', async () => {
     const { agent, client } = agentOf(

@@ -33,6 +33,7 @@ interface Episode {
   taskId: string;
   turns: {
     action: string;
+    observation: string;
     reward: number;
     admissible: boolean;
     llm?: { calls: LlmCall[]; formatError?: string };
@@ -94,10 +95,26 @@ describe('intercode run --agent llm', () => {
     servers.push(server);
     const out = join(tempDir('llm-sql'), 'run');
     const result = await finished(
-      cli.start(['run', 'demo/sql', '--tasks', '0-3', ...llmArgs(server, out), '--json'], {
-        env: { TEST_LLM_KEY: KEY },
-        timeoutMs: 120_000,
-      }),
+      cli.start(
+        [
+          'run',
+          'demo/sql',
+          '--tasks',
+          '0-3',
+          ...llmArgs(server, out),
+          '--json',
+          '--temperature',
+          '0',
+          '--max-tokens',
+          '64',
+          '--provider-option',
+          'reasoningEffort=low',
+        ],
+        {
+          env: { TEST_LLM_KEY: KEY },
+          timeoutMs: 120_000,
+        },
+      ),
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -123,6 +140,12 @@ describe('intercode run --agent llm', () => {
     expect(Object.keys(prefixes)).toEqual([episodes[0]!.turns[0]!.llm!.calls[0]!.prefix]);
     // Two model requests per episode, nothing else but the check before the run.
     expect(server.modelRequestCount).toBe(8);
+    // The sampling options reach the provider (the provider option under its own wire name).
+    const body = server.requests.find((request) => request.method === 'POST')!.body as Record<
+      string,
+      unknown
+    >;
+    expect(body).toMatchObject({ temperature: 0, max_tokens: 64, reasoning_effort: 'low' });
   });
 
   it('plays demo/bash in sandboxes with react: execute, then submit', async ({ cli, needs, tempDir }) => {
@@ -156,6 +179,49 @@ describe('intercode run --agent llm', () => {
       tasks.map((task) => [String(task.gold).split(' ')[0], 'submit']),
     );
     expect(episodes.every((episode) => episode.success)).toBe(true);
+  });
+
+  it('plays demo/sql with native tool calls: execute, then submit; tool results go back as tool messages', async ({
+    cli,
+    tempDir,
+  }) => {
+    const tasks = (await demoSqlDataset().load()).tasks.slice(0, 2);
+    const script = (request: RecordedLlmRequest): ScriptStep => {
+      const messages = (request.body as { messages: { role: string }[] }).messages;
+      const task = tasks.find((candidate) => userText(request).includes(candidate.query));
+      return messages.some((message) => message.role === 'tool')
+        ? { toolCalls: [{ name: 'submit', arguments: {} }] }
+        : { toolCalls: [{ name: 'execute', arguments: { code: String(task?.gold) } }] };
+    };
+    const server = await ScriptedLlmServer.start(script, { apiKey: KEY, models: ['gpt-4o'] });
+    servers.push(server);
+    const out = join(tempDir('llm-tools'), 'run');
+    const result = await finished(
+      cli.start(['run', 'demo/sql', '--tasks', '0-1', '--strategy', 'tools', ...llmArgs(server, out)], {
+        env: { TEST_LLM_KEY: KEY },
+      }),
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const episodes = episodesOf(out);
+    expect(
+      episodes.map((episode) => [episode.turns.length, episode.turns[1]!.action, episode.success]),
+    ).toEqual([
+      [2, 'submit', true],
+      [2, 'submit', true],
+    ]);
+    const second = server.requests.filter((request) => request.method === 'POST')[1]!;
+    const body = second.body as {
+      tools: { function: { name: string } }[];
+      messages: Record<string, unknown>[];
+    };
+    expect(body.tools.map((tool) => tool.function.name).sort()).toEqual(['execute', 'submit']);
+    const tool = body.messages.find((message) => message.role === 'tool')!;
+    const call = (
+      body.messages.find((message) => message.role === 'assistant')!.tool_calls as { id: string }[]
+    )[0]!;
+    expect(tool.tool_call_id).toBe(call.id);
+    expect(String(tool.content)).toBe(episodes[0]!.turns[0]!.observation.slice(0, 1000));
   });
 
   it('a run killed with SIGKILL mid-way and resumed with the same --cache loses and repeats nothing', async ({
