@@ -45,7 +45,7 @@ function difference(comparison: PaperComparison): string {
 export function settingLine(setting: ReportSetting): string {
   const model =
     setting.model === undefined
-      ? undefined
+      ? setting.paperModel && `paper model ${setting.paperModel}`
       : `model ${setting.model}${setting.paperModel ? ` (paper: ${setting.paperModel})` : ''}`;
   const parts = [
     setting.dataset,
