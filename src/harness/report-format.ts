@@ -36,14 +36,16 @@ function paperValue(comparison: PaperComparison): string {
 function difference(comparison: PaperComparison): string {
   const digits = comparison.metric === 'meanTurns' ? 2 : 1;
   const text = comparison.difference.toFixed(digits);
-  return comparison.difference >= 0 && !text.startsWith('-') ? `+${text}` : text;
+  // A difference that rounds to nothing reads +0.0, never -0.0.
+  if (Number(text) === 0) return `+${(0).toFixed(digits)}`;
+  return comparison.difference > 0 ? `+${text}` : text;
 }
 
 /** One line naming the setting: dataset, agent, model (and the paper's name of it), strategy, … */
 export function settingLine(setting: ReportSetting): string {
   const model =
     setting.model === undefined
-      ? undefined
+      ? setting.paperModel && `paper model ${setting.paperModel}`
       : `model ${setting.model}${setting.paperModel ? ` (paper: ${setting.paperModel})` : ''}`;
   const parts = [
     setting.dataset,

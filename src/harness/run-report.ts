@@ -147,12 +147,15 @@ function combinedDataset(datasets: readonly string[]): string | undefined {
 export function combinedReport(runs: readonly RunDirectory[]): RunReport {
   const settings = runs.map(settingOf);
   const first = settings[0]!;
+  // The same model: the same paper model (replays of the paper's per-file-system files), else the same --model.
   const key = (s: ReportSetting) =>
-    JSON.stringify([s.env, s.model, s.paperModel, s.strategy, s.maxTurns, s.handicap, s.compat, s.engine]);
+    JSON.stringify([s.env, s.paperModel ?? s.model, s.strategy, s.maxTurns, s.handicap, s.compat, s.engine]);
   const dataset = combinedDataset(settings.map((s) => s.dataset));
   const shared = settings.every((s) => key(s) === key(first)) && dataset !== undefined;
+  const { model: _model, ...withoutModel } = first;
+  const oneModel = settings.every((s) => s.model === first.model);
   const setting: ReportSetting = shared
-    ? { ...first, dataset }
+    ? { ...(oneModel ? first : withoutModel), dataset }
     : { dataset: dataset ?? 'several', env: first.env, handicap: false };
   const title = `combined (${runs.length} runs)`;
   const episodes = runs.flatMap((run) => run.episodes);

@@ -67,6 +67,28 @@ describe('formatReport', () => {
     expect(marked).toMatch(/^all\s+4\s+3\s+75\.0%\s+12\.9\*\s+\+62\.1\s+25\.0%\s+11\.5\s+\+13\.5/m);
     expect(marked).toContain('* not in the paper text we hold, recomputed from the upstream result file');
   });
+
+  it('writes a difference that rounds to nothing as +0.0', () => {
+    const episodes = ['1', '2', '3'].map((id, i) =>
+      sqlEpisode(id, 'hard', [llmTurn('SELECT 1', i < 2 ? 1 : 0, true, 0.01)]),
+    );
+    const dir = writeRun(join(tempDir('report-format', made), 'zero'), episodes, GPT4_DESCRIPTION);
+    // 2/3 = 66.67 % against the paper's 66.7 (Table 2, gpt-4, Try Again, Hard).
+    expect(formatReport([runReport(readRunDirectory(dir))], undefined, 'table')).toMatch(
+      /^all\s+3\s+2\s+66\.7%\s+73\.7\s+-7\.0\s/m,
+    );
+    expect(formatReport([runReport(readRunDirectory(dir))], undefined, 'md')).toContain(
+      '| all | 3 | 2 | 66.7% | 73.7 | -7.0 |',
+    );
+    const hard = writeRun(
+      join(tempDir('report-format', made), 'hard'),
+      [...episodes, sqlEpisode('4', 'easy', [])],
+      GPT4_DESCRIPTION,
+    );
+    expect(formatReport([runReport(readRunDirectory(hard))], undefined, 'table')).toMatch(
+      /^hard\s+3\s+2\s+66\.7%\s+66\.7\s+\+0\.0\s/m,
+    );
+  });
 });
 
 describe('reportJson', () => {

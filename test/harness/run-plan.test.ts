@@ -113,4 +113,18 @@ describe('planRun: every setting is checked against the environment before anyth
     expect((await sql.loadDataset()).id).toBe('test/sql');
     expect(loads).toEqual(['test/sql']);
   });
+
+  it("names the schema hint in the run's description, for the report to find the paper's figures", async () => {
+    const plan = await planRun({ dataset: 'demo/sql', sql: { engine: 'sqlite', handicap: true } });
+    const run = await plan.open(await plan.loadDataset());
+    try {
+      expect(run.description).toEqual({ dataset: 'demo/sql', env: 'sql', engine: 'sqlite', handicap: true });
+    } finally {
+      await run.close();
+    }
+    const plain = await planRun({ dataset: 'demo/sql' });
+    const opened = await plain.open(await plain.loadDataset());
+    await opened.close();
+    expect(opened.description).not.toHaveProperty('handicap');
+  });
 });

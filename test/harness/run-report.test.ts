@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { settingLine } from '../../src/harness/report-format.js';
 import { readRunDirectory } from '../../src/harness/run-files/read-run-directory.js';
 import { combinedReport, runReport } from '../../src/harness/run-report.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
@@ -66,7 +67,8 @@ describe('combinedReport', () => {
       dataset: `nl2bash/${fs}`,
       env: 'bash',
       agent: 'llm',
-      model: 'openai:gpt-4',
+      // Each file system replays its own upstream file, as the paper's runs were recorded.
+      model: `replay:/mirror/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_${fs.replace('fs', 'fs_')}.json`,
       strategy: 'try-again',
       maxTurns: 10,
       compat: 'upstream',
@@ -87,7 +89,11 @@ describe('combinedReport', () => {
       measured: 50,
     });
     const combined = combinedReport(runs);
-    expect(combined.setting.dataset).toBe('nl2bash');
+    expect(combined.setting).toMatchObject({ dataset: 'nl2bash', paperModel: 'gpt-4' });
+    expect(combined.setting).not.toHaveProperty('model');
+    expect(settingLine(combined.setting)).toBe(
+      'nl2bash · agent llm · paper model gpt-4 · strategy try-again · 10 turns · compat upstream',
+    );
     expect(combined.overall).toMatchObject({ n: 33, solved: 17 });
     expect(combined.paper.find((c) => c.group === 'all' && c.metric === 'successRate')).toMatchObject({
       paper: 48.5,

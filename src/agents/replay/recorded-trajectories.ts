@@ -17,8 +17,10 @@ export interface RecordedEpisode {
   readonly actions: readonly string[];
   /** ReAct thoughts, by turn (upstream `turn_history.thoughts`, our `llm.thought`). */
   readonly thoughts?: readonly string[];
-  /** The Plan & Solve plan, one step per turn (upstream `turn_history.steps`, our `llm.step`). */
+  /** The Plan & Solve plan, one step per turn from `planTurn` (upstream `turn_history.steps`, our `llm.step`). */
   readonly steps?: readonly string[];
+  /** The turn whose plan was taken (ours: after plans without steps, which were format errors); default 0. */
+  readonly planTurn?: number;
   /**
    * By turn: false where the original did not take the model's answer as code: nothing ran and the
    * model got a format reminder. Absent when every turn was taken as code or the recording cannot
@@ -121,14 +123,19 @@ function fromUpstream(key: string, entry: Record<string, unknown>): RecordedEpis
 function fromEpisodeRecord(record: z.infer<typeof recordedLineSchema>, position: number): RecordedEpisode {
   const turns = record.turns;
   const hasThoughts = turns.some((turn) => turn.llm?.thought !== undefined);
-  const hasSteps = turns.some((turn) => turn.llm?.step !== undefined);
+  const planTurn = turns.findIndex((turn) => turn.llm?.step !== undefined);
   const asCode = someFalse(turns.map((turn) => turn.llm?.formatError === undefined));
   return {
     key: String(record.taskId ?? record.index ?? position),
     ...(record.query !== undefined ? { query: record.query } : {}),
     actions: turns.map((turn) => turn.action),
     ...(hasThoughts ? { thoughts: turns.map((turn) => turn.llm?.thought ?? '') } : {}),
-    ...(hasSteps ? { steps: turns.map((turn) => turn.llm?.step ?? '') } : {}),
+    ...(planTurn >= 0
+      ? {
+          steps: turns.slice(planTurn).map((turn) => turn.llm?.step ?? ''),
+          ...(planTurn > 0 ? { planTurn } : {}),
+        }
+      : {}),
     ...(asCode ? { tookAsCode: asCode } : {}),
   };
 }

@@ -11,6 +11,7 @@ function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
+/** `intercode export <run-dir> --format atif`: the run's episodes as trajectories (docs/cli/export.md). */
 export function registerExport(program: Command): void {
   program
     .command('export')

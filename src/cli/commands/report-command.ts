@@ -7,6 +7,7 @@ import { combinedReport, runReport } from '../../harness/run-report.js';
 const FORMATS = ['table', 'md', 'json'] as const;
 type ReportFormat = (typeof FORMATS)[number];
 
+/** `intercode report <run-dir>…`: the runs' figures beside the paper's (docs/cli/report.md). */
 export function registerReport(program: Command): void {
   program
     .command('report')

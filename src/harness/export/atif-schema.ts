@@ -6,6 +6,7 @@ import { z } from 'zod';
  * before writing it. Objects are strict, so a misspelt field fails here rather than in a consumer.
  */
 
+/** The `schema_version` of the trajectories written. */
 export const ATIF_VERSION = 'ATIF-v1.7';
 
 const extra = z.record(z.string(), z.unknown());
@@ -14,6 +15,7 @@ const count = z.int().min(0);
 /** A part of a multimodal message (v1.6). */
 const contentPart = z.looseObject({ type: z.string() });
 
+/** A tool call of an agent step. */
 export const atifToolCallSchema = z.strictObject({
   tool_call_id: z.string(),
   function_name: z.string(),
@@ -21,6 +23,7 @@ export const atifToolCallSchema = z.strictObject({
   extra: extra.optional(),
 });
 
+/** One result of a step's observation (the environment's output). */
 export const atifObservationResultSchema = z.strictObject({
   source_call_id: z.string().optional(),
   content: z.union([z.string(), z.array(contentPart)]).optional(),
@@ -28,6 +31,7 @@ export const atifObservationResultSchema = z.strictObject({
   extra: extra.optional(),
 });
 
+/** Tokens and cost of an agent step. */
 export const atifMetricsSchema = z.strictObject({
   /** Includes cached tokens. */
   prompt_tokens: count.optional(),
@@ -42,6 +46,7 @@ export const atifMetricsSchema = z.strictObject({
   extra: extra.optional(),
 });
 
+/** A step: a system or user message, or what the agent did (one model call, or one action without a model). */
 export const atifStepSchema = z
   .strictObject({
     step_id: z.int().min(1),
@@ -71,6 +76,7 @@ export const atifStepSchema = z
     { message: 'only agent steps carry a model, reasoning, tool calls or metrics' },
   );
 
+/** One trajectory: an episode, with its agent, steps and totals. */
 export const atifTrajectorySchema = z
   .strictObject({
     schema_version: z.literal(ATIF_VERSION),
@@ -104,6 +110,9 @@ export const atifTrajectorySchema = z
     path: ['steps'],
   });
 
+/** A trajectory as the schema checks it. */
 export type AtifTrajectory = z.infer<typeof atifTrajectorySchema>;
+/** A step as the schema checks it. */
 export type AtifStep = z.infer<typeof atifStepSchema>;
+/** A tool call as the schema checks it. */
 export type AtifToolCall = z.infer<typeof atifToolCallSchema>;

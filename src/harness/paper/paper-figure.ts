@@ -37,6 +37,7 @@ export interface PaperSource {
   readonly recomputed?: boolean;
 }
 
+/** One cell of the paper's tables, with the setting it was measured in. */
 export interface PaperFigure {
   readonly env: 'sql' | 'bash';
   readonly model: PaperModel;

@@ -1,15 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PAPER_FIGURES } from '../../../src/harness/paper/paper-figures.js';
 import { type PaperSetting, paperFiguresFor } from '../../../src/harness/paper/paper-lookup.js';
 import { paperModelName } from '../../../src/harness/paper/paper-model-name.js';
-import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
 
-const made: string[] = [];
-afterAll(() => cleanup(made));
-
-const RESULTS = '/mirror/data/results';
 const sql = (model: string, strategy: string, maxTurns?: number, handicap = false): PaperSetting => ({
   env: 'sql',
   dataset: 'spider/dev',
@@ -24,41 +17,6 @@ function figure(setting: PaperSetting, group: string, metric: string) {
   const match = paperFiguresFor(setting).find((m) => m.group === group && m.metric === metric);
   return match && { value: match.figure.value, table: match.figure.source.table };
 }
-
-describe('paperModelName', () => {
-  it('names the paper model of a model spec, dated snapshots included, or nothing', () => {
-    expect(paperModelName('openai:gpt-4')).toBe('gpt-4');
-    expect(paperModelName('openai:gpt-4-0613')).toBe('gpt-4');
-    expect(paperModelName('openai:gpt-3.5-turbo')).toBe('gpt-3.5-turbo');
-    expect(paperModelName('openrouter:openai/gpt-3.5-turbo-0301')).toBe('gpt-3.5-turbo');
-    expect(paperModelName('openai:gpt-4o')).toBeUndefined();
-    expect(paperModelName('anthropic:claude-sonnet-4-5')).toBeUndefined();
-    expect(paperModelName(undefined)).toBeUndefined();
-  });
-
-  it('names the model that recorded a replayed upstream file, from its name or its folder', () => {
-    expect(paperModelName(`replay:${RESULTS}/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json`)).toBe('gpt-4');
-    expect(paperModelName(`replay:${RESULTS}/sql/gpt-3.5/ic_sql_react_10_turns.json`)).toBe('gpt-3.5-turbo');
-    expect(paperModelName(`replay:${RESULTS}/sql/gpt-3.5/ic_sql_plan_solve.json`)).toBe('gpt-3.5-turbo');
-    expect(paperModelName(`replay:${RESULTS}/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_2.json`)).toBe(
-      'gpt-4',
-    );
-    expect(paperModelName(`replay:${RESULTS}/sql/vicuna/ic_sql_multiturn_vicuna_10_turns.json`)).toBe(
-      'vicuna-13b',
-    );
-    expect(
-      paperModelName(`replay:${RESULTS}/sql/human/ic_sql_multiturn_human_10_turns.json`),
-    ).toBeUndefined();
-  });
-
-  it("names the model of a replayed episodes.jsonl by its run's summary.json", () => {
-    const run = join(tempDir('paper-model', made), 'run');
-    mkdirSync(run);
-    writeFileSync(join(run, 'summary.json'), JSON.stringify({ model: 'openai:gpt-4-0314' }));
-    expect(paperModelName(`replay:${join(run, 'episodes.jsonl')}`)).toBe('gpt-4');
-    expect(paperModelName(`replay:${join(run, 'none', 'episodes.jsonl')}`)).toBeUndefined();
-  });
-});
 
 describe('paperFiguresFor', () => {
   it("gives the issue's settings their figures: SQL Try Again gpt-4 73.7, ReAct 58.7, P&S 49.1, Bash 48.5", () => {

@@ -36,9 +36,9 @@ export function recordedAnswer(
 ): RecordedAnswer {
   const { strategy, env, turn, purpose } = request.context;
   if (strategy === 'plan-solve' && purpose === 'plan')
-    return { text: planText(episode, source), toolCalls: [] };
+    return { text: planText(episode, turn, source), toolCalls: [] };
   const move = recordedMove(episode, turn);
-  if (move.kind === 'end') return endOfRecording(strategy, env, turn);
+  if (move.kind === 'end') return endOfRecording(strategy, env, turn, episode.thoughts !== undefined);
   switch (strategy) {
     case 'single':
     case 'try-again':
@@ -57,13 +57,23 @@ export function recordedAnswer(
  * The answer after the last recorded turn. Where every turn is scored (`single`, `try-again`,
  * `plan-solve`) in Bash and SQL: `submit`, which scores the state the last turn was already scored
  * on, so the episode's rewards stay those of the recording (a recording stops where the original
- * reached reward 1, or where its model failed to answer). Elsewhere `skip` (ReAct: the original's
- * episode ended without a submit, with reward 0; CTF and Python: a submit would need an answer), and
- * for `tools` a `submit` call (the harness would submit at the turn limit anyway).
+ * reached reward 1, or where its model failed to answer); so too in ReAct on a recording of another
+ * strategy. `skip` for a ReAct recording (the original's episode ended without a submit, with reward
+ * 0) and in CTF and Python (a submit would need an answer); for `tools` a `submit` call (the harness
+ * would submit at the turn limit anyway).
  */
-function endOfRecording(strategy: string, env: string, turn: number): RecordedAnswer {
+function endOfRecording(
+  strategy: string,
+  env: string,
+  turn: number,
+  reactRecording: boolean,
+): RecordedAnswer {
   if (strategy === 'tools') return { text: '', toolCalls: [toolCall(`replay-${turn}`, 'submit', {})] };
-  const scored = strategy === 'single' || strategy === 'try-again' || strategy === 'plan-solve';
+  const scored =
+    strategy === 'single' ||
+    strategy === 'try-again' ||
+    strategy === 'plan-solve' ||
+    (strategy === 'react' && !reactRecording);
   const submit = scored && (env === 'bash' || env === 'sql');
   const action = submit ? 'submit' : 'skip';
   return {
@@ -72,12 +82,21 @@ function endOfRecording(strategy: string, env: string, turn: number): RecordedAn
   };
 }
 
-function planText(episode: RecordedEpisode, source: string): string {
-  if (!episode.steps) {
-    throw new ModelError(
-      'MODEL_REJECTED',
-      `replay model ${source}: task ${episode.key} has no recorded plan (replay a Plan & Solve recording for --strategy plan-solve)`,
-    );
+/**
+ * The plan answered on `turn`: the recorded steps, numbered. On a turn before the one whose plan was
+ * taken (`planTurn`; our own runs ask again after a plan without steps), and for a recording without
+ * steps whose turn was a format error, the answer recorded for that turn, which held no plan.
+ */
+function planText(episode: RecordedEpisode, turn: number, source: string): string {
+  if (!episode.steps || turn < (episode.planTurn ?? 0)) {
+    const move = recordedMove(episode, turn);
+    if (move.kind === 'text') return move.text;
+    if (!episode.steps) {
+      throw new ModelError(
+        'MODEL_REJECTED',
+        `replay model ${source}: task ${episode.key} has no recorded plan (replay a Plan & Solve recording for --strategy plan-solve)`,
+      );
+    }
   }
   // A recorded plan without steps (the original found none) stays one: the parser finds none either.
   // An empty step (the original's parser split after a number such as a year) is written `…`, so

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createModelClient } from '../../../../src/agents/llm/create-model-client.js';
 import type { ModelRequest, RequestContext } from '../../../../src/agents/llm/model-client.js';
+import { parseModelSpec } from '../../../../src/agents/llm/model-spec.js';
 import { createReplayModel, ReplayModel } from '../../../../src/agents/llm/replay/replay-model.js';
 import { ModelError, UsageError } from '../../../../src/core/errors.js';
 
@@ -53,6 +55,17 @@ describe('ReplayModel on upstream Try Again recordings', () => {
     }
   });
 
+  it('is the replay provider of createModelClient (--model replay:<file>), no key or endpoint needed', async () => {
+    const model = createModelClient(parseModelSpec(`replay:${file}`), { env: {} });
+    expect(model.provider).toBe('replay');
+    await model.check?.();
+    const entry = entries['1']!;
+    const response = await model.complete(request({ taskId: '1', turn: 0 }, entry.query as string));
+    expect(response.text).toBe(
+      `\`\`\`sql\n${(entry.turn_history as { actions: string[] }).actions[0]}\n\`\`\``,
+    );
+  });
+
   it('writes an answer the original did not take as code unfenced, exactly as recorded', async () => {
     const model = createReplayModel(file);
     const entry = entries['51']!;
@@ -74,7 +87,9 @@ describe('ReplayModel on upstream Try Again recordings', () => {
     expect((await ask('try-again')).text).toBe('submit');
     expect((await ask('try-again', 'bash')).text).toBe('submit');
     expect((await ask('try-again', 'ctf')).text).toBe('skip');
-    expect((await ask('react')).text).toBe('Thought: The recording ends here.\nAction: skip');
+    // A Try Again recording replayed in ReAct ends with a submit too; a ReAct recording that ended
+    // without one (below) ends with skip.
+    expect((await ask('react')).text).toBe('Thought: The recording ends here.\nAction: submit');
     expect((await ask('tools')).toolCalls.map((call) => call.name)).toEqual(['submit']);
   });
 
@@ -144,6 +159,7 @@ describe('ReplayModel in the other strategies', () => {
     // Turn 2: the original model wrote its own observation where the action belongs.
     expect((await ask(2)).text).toBe(`Thought: ${history.thoughts[2]}\nAction: ${history.actions[2]}`);
     expect((await ask(6)).text).toBe(`Thought: ${history.thoughts[6]}\nAction: submit`);
+    expect((await ask(7)).text).toBe('Thought: The recording ends here.\nAction: skip');
   });
 
   it('plan-solve: the recorded plan numbered, then each step as a fenced block', async () => {
@@ -165,6 +181,23 @@ describe('ReplayModel in the other strategies', () => {
       request({ taskId: '857', turn: 4, strategy: 'plan-solve', purpose: 'step' }, query),
     );
     expect(last.text).toBe(history.actions[4]);
+  });
+
+  it('plan-solve from our episodes.jsonl: a plan without steps as recorded, then the plan taken', async () => {
+    const model = createReplayModel(fixture('plan-solve-episodes.jsonl'));
+    const ask = (taskId: string, turn: number, purpose: string, query: string) =>
+      model.complete(request({ taskId, turn, strategy: 'plan-solve', purpose }, query));
+    const query = 'Which ship is the oldest?';
+    expect((await ask('7', 0, 'plan', query)).text).toBe('I would start by looking at the tables.');
+    expect((await ask('7', 1, 'plan', query)).text).toBe(
+      '1. List the tables.\n2. Order the ships by the year built and take the first.',
+    );
+    expect((await ask('7', 1, 'step', query)).text).toBe('```sql\nSHOW TABLES\n```');
+    expect((await ask('7', 2, 'step', query)).text).toBe(
+      '```sql\nSELECT name FROM ship ORDER BY built LIMIT 1\n```',
+    );
+    // A task whose plans never had steps: each request gets the answer recorded for its turn.
+    expect((await ask('8', 0, 'plan', 'How many ports are there?')).text).toBe('Count them.');
   });
 
   it('plan-solve on a recording without a plan is a ModelError naming the task', async () => {
