@@ -21,6 +21,8 @@ export interface AtifRunContext {
   readonly env?: string;
   /** The run's shared prompt prefixes (`prefixes.json`), by name. */
   readonly prefixes: Readonly<Record<string, readonly ChatMessageData[]>>;
+  /** The tools the model was offered (native tool calling), in the OpenAI function format ATIF takes. */
+  readonly toolDefinitions?: readonly Record<string, unknown>[];
 }
 
 type Step = Omit<AtifStep, 'step_id'>;
@@ -199,6 +201,7 @@ export function episodeTrajectory(episode: EpisodeRecord, context: AtifRunContex
       name: 'intercode',
       version: context.version,
       ...(context.model !== undefined ? { model_name: context.model } : {}),
+      ...(context.toolDefinitions ? { tool_definitions: [...context.toolDefinitions] } : {}),
       extra: {
         agent: context.agent,
         ...(context.strategy !== undefined ? { strategy: context.strategy } : {}),

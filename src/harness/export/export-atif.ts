@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { TOOL_SPECS } from '../../agents/llm/parsers/tool-specs.js';
+import type { EnvLanguage } from '../../agents/llm/prompts/prompt-set.js';
+import { PREFIXES_FILE } from '../../agents/llm/strategies/prefix-store.js';
 import { DatasetError } from '../../core/errors.js';
 import { type ChatMessageData, chatMessageSchema } from '../../core/run-files/episode-record-schema.js';
 import type { RunDirectory } from '../run-files/read-run-directory.js';
 import { atifTrajectorySchema } from './atif-schema.js';
 import { episodeTrajectory } from './atif-trajectory.js';
-
-/** The file of a run directory that holds each shared prompt prefix once (written by the LLM agent). */
-export const PREFIXES_FILE = 'prefixes.json';
 
 const prefixesSchema = z.record(z.string(), z.array(chatMessageSchema));
 
@@ -33,6 +33,20 @@ export function readRunPrefixes(directory: string): Record<string, readonly Chat
   return parsed.data;
 }
 
+const LANGUAGES: readonly string[] = ['bash', 'sql', 'python', 'ctf'] satisfies EnvLanguage[];
+
+/** The tools a `tools` run offered the model, as OpenAI function definitions; none for other runs. */
+function toolDefinitions(
+  strategy: string | undefined,
+  env: string | undefined,
+): Record<string, unknown>[] | undefined {
+  if (strategy !== 'tools' || env === undefined || !LANGUAGES.includes(env)) return undefined;
+  return TOOL_SPECS(env as EnvLanguage).map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
+
 /**
  * The episodes of a run as ATIF v1.7 trajectories, one JSON line each, in the order of
  * `episodes.jsonl`. Each is checked against the ATIF schema before it is returned; a run file
@@ -49,8 +63,9 @@ export function exportAtif(run: RunDirectory, version: string): string[] {
     ...(summary?.env !== undefined ? { env: summary.env } : {}),
     prefixes: readRunPrefixes(run.directory),
   };
+  const tools = toolDefinitions(summary?.strategy, summary?.env);
   return run.episodes.map((episode) => {
-    const trajectory = episodeTrajectory(episode, context);
+    const trajectory = episodeTrajectory(episode, tools ? { ...context, toolDefinitions: tools } : context);
     const checked = atifTrajectorySchema.safeParse(trajectory);
     if (!checked.success) {
       const issue = checked.error.issues[0];
