@@ -69,11 +69,19 @@ export {
   parseEpisodeRecords,
   readEpisodeRecords,
 } from './harness/episode-record.js';
+// Reports of run directories beside the paper's figures, and their ATIF export.
+export { type AtifTrajectory, atifTrajectorySchema } from './harness/export/atif-schema.js';
+export { exportAtif } from './harness/export/export-atif.js';
 export { computeMetrics, type Metrics, metricsByGroup } from './harness/metrics.js';
+export { PAPER, type PaperFigure, type PaperSource } from './harness/paper/paper-figure.js';
+export { PAPER_FIGURES } from './harness/paper/paper-figures.js';
+export { type PaperSetting, paperFiguresFor } from './harness/paper/paper-lookup.js';
+export { paperModelName } from './harness/paper/paper-model-name.js';
 export { EpisodeAborted, type PlayOptions, playEpisode } from './harness/play-episode.js';
 export type { Reporter, RunEnd, RunStart } from './harness/reporter.js';
 export { type RunOptions, type RunResult, runBenchmark } from './harness/run-benchmark.js';
 export type { RunConfig, SandboxRunSettings, SqlRunSettings } from './harness/run-config.js';
+export { type RunDirectory, readRunDirectory } from './harness/run-files/read-run-directory.js';
 export {
   type OpenedRun,
   type PlanRegistries,
@@ -81,6 +89,7 @@ export {
   RunPlan,
   type RunSetupDescription,
 } from './harness/run-plan.js';
+export { combinedReport, type PaperComparison, type RunReport, runReport } from './harness/run-report.js';
 export {
   RUN_SUMMARY_VERSION,
   type RunDescription,
