@@ -3,7 +3,7 @@ import { formatMarkdownTable } from './markdown-table.js';
 import type { Metrics } from './metrics.js';
 import { PAPER, type PaperMetric } from './paper/paper-figure.js';
 import type { PaperComparison, ReportSetting, RunReport } from './run-report.js';
-import { formatCost, hasUsage, metricsRow, percent } from './summary-table.js';
+import { formatCost, hasUsage, metricsRow, percent, SUMMARY_HEADER } from './summary-table.js';
 
 /** `table` (plain text, the default on a terminal) or `md` (Markdown). */
 export type ReportTextFormat = 'table' | 'md';
@@ -15,17 +15,8 @@ const PAPER_COLUMNS: readonly [PaperMetric, string][] = [
   ['meanTurns', 'turns'],
   ['errorRate', 'error'],
 ];
-const METRIC_HEADER = [
-  'group',
-  'n',
-  'solved',
-  'success',
-  'first turn',
-  'mean reward',
-  'turns',
-  'error',
-  'failed',
-];
+/** The metrics columns, as `intercode run` shows them. */
+const METRIC_HEADER = SUMMARY_HEADER;
 
 function paperValue(comparison: PaperComparison): string {
   const { paper, metric, source } = comparison;
