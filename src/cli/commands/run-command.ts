@@ -77,10 +77,10 @@ function recordedTasks(
   datasetId: string,
 ): Task[] {
   const recorded = selected.filter(has);
-  if (recorded.length === 0) throw new UsageError(`${source} hold no episode of a task of ${datasetId}`);
+  if (recorded.length === 0) throw new UsageError(`${source} holds no episode of a task of ${datasetId}`);
   if (recorded.length < selected.length) {
     process.stderr.write(
-      `intercode: replaying the ${recorded.length} of ${selected.length} tasks the ${source} hold (--tasks to choose others)\n`,
+      `intercode: replaying the ${recorded.length} of ${selected.length} tasks ${source} holds (--tasks to choose others)\n`,
     );
   }
   return recorded;
@@ -132,7 +132,7 @@ export function registerRun(program: Command): void {
     if (agent instanceof ReplayAgent) agent.bind(dataset.tasks);
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
     if (agent instanceof ReplayAgent && flags.tasks === undefined)
-      selected = recordedTasks((task) => agent.has(task), '--trajectories', selected, dataset.id);
+      selected = recordedTasks((task) => agent.has(task), 'the --trajectories file', selected, dataset.id);
     // The replay model behind `--cache` (which never caches it) is read again for its task list.
     const replayModel =
       llm?.client instanceof ReplayModel
@@ -143,7 +143,7 @@ export function registerRun(program: Command): void {
     if (replayModel && flags.tasks === undefined)
       selected = recordedTasks(
         (task) => replayModel.has(task.id, task.query),
-        '--model replay: trajectories',
+        'the --model replay: file',
         selected,
         dataset.id,
       );

@@ -331,7 +331,7 @@ describe('intercode run', () => {
     ]);
     expect(narrowed.status).toBe(0);
     expect(narrowed.stderr).toBe(
-      'intercode: replaying the 2 of 30 tasks the trajectories hold (--tasks to choose others)\n',
+      'intercode: replaying the 2 of 30 tasks the --trajectories file holds (--tasks to choose others)\n',
     );
     expect(
       episodesOf(recordedOnly)
