@@ -76,7 +76,8 @@ describe('intercode run with bad input', () => {
       expect(readdirSync(cwd)).toEqual([]);
     }
     expect(readdirSync(freshCache).filter((name) => name !== 'datasets')).toEqual([]);
-  });
+    // About twenty CLI runs, one after another: on a loaded machine they take longer than the default.
+  }, 240_000);
 
   it('exits 2 naming what to install when the sandbox tools are missing, before creating the run directory', ({
     cli,
