@@ -1,5 +1,5 @@
 import type { AgentTurn, EpisodePolicy, TurnRecord } from '../agents/agent.js';
-import { addUsage, NO_USAGE } from '../agents/llm/model-client.js';
+import { episodeTotals, episodeUsageFields } from '../agents/llm/usage-totals.js';
 import type { Action } from '../core/action.js';
 import { formatAction, toAction } from '../core/action.js';
 import type { Env, Observation } from '../core/env.js';
@@ -137,14 +137,6 @@ export async function playEpisode(
     terminated = step.terminated;
   }
   if (!terminated && truncatedBy === undefined && turns.length >= options.maxTurns) truncatedBy = 'max-turns';
-  const calls = turns.flatMap((turn) => turn.llm?.calls ?? []);
-  const usage = calls.length > 0 ? calls.map((call) => call.usage).reduce(addUsage, NO_USAGE) : undefined;
-  const costUsd =
-    calls.length === 0
-      ? undefined
-      : calls.some((call) => call.costUsd === null)
-        ? null
-        : calls.reduce((sum, call) => sum + (call.costUsd ?? 0), 0);
   const maxReward = turns.length > 0 ? Math.max(...turns.map((turn) => turn.reward)) : 0;
   return {
     taskId: task.id,
@@ -164,8 +156,7 @@ export async function playEpisode(
     terminated,
     truncated: !terminated && truncatedBy !== undefined,
     ...(truncatedBy !== undefined && !terminated ? { truncatedBy } : {}),
-    ...(usage ? { usage } : {}),
-    ...(costUsd !== undefined ? { costUsd } : {}),
+    ...episodeUsageFields(episodeTotals({ turns })),
     ...(task.group !== undefined ? { group: task.group } : {}),
     ...(goldCorrupt ? { goldCorrupt: true } : {}),
     ...(scoreLimit !== undefined ? { scoreLimit } : {}),
