@@ -55,4 +55,6 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sql/engine/postgres/postgres-engine.test.ts',
   'test/sql/engine/postgres/postgres-introspection.test.ts',
   'test/sql/engine/postgres/postgres-privileges.test.ts',
+  // The Python client against a real intercode serve.
+  'test/clients/python-client.test.ts',
 ];

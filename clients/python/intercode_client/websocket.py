@@ -381,6 +381,9 @@ def connect(
     except ssl.SSLError as error:
         sock.close()
         raise TransportError(f"TLS handshake with {parts.hostname}:{port} failed: {error}") from error
+    except (ConnectionError, BrokenPipeError) as error:
+        sock.close()
+        raise TransportError(f"WebSocket handshake with {parts.hostname}:{port} failed: {error}") from error
     except BaseException:
         sock.close()
         raise
