@@ -15,7 +15,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import ssl
 import unittest
+from urllib.parse import urlsplit
 
 import intercode_client
 from intercode_client import (
@@ -31,6 +33,9 @@ from intercode_client import (
     websocket,
 )
 from intercode_client.__main__ import main as cli_main
+from intercode_client.errors import TransportError
+
+from tls_proxy import TlsProxy
 
 URL = os.environ.get("INTERCODE_TEST_URL", "")
 TOKEN = os.environ.get("INTERCODE_TEST_TOKEN") or None
@@ -205,6 +210,39 @@ class ClientTest(unittest.TestCase):
             client.list_datasets()
         with self.assertRaises(AuthError):
             client.reset()
+
+
+class TlsTest(unittest.TestCase):
+    """https:// and wss:// through a TLS-terminating proxy in front of the server (its certificate is
+    self-signed: trusted through ``ssl_context``, refused without it)."""
+
+    def setUp(self) -> None:
+        backend = urlsplit(URL)
+        self.proxy = TlsProxy((backend.hostname, backend.port))
+        self.addCleanup(self.proxy.close)
+        self.url = f"https://127.0.0.1:{self.proxy.port}"
+        self.context = ssl.create_default_context(cafile=self.proxy.cert)
+
+    def test_an_episode_over_wss_and_over_https(self) -> None:
+        for transport in ("ws", "http"):
+            with self.subTest(transport=transport):
+                client = IntercodeClient(self.url, token=TOKEN, transport=transport, ssl_context=self.context)
+                self.addCleanup(client.close)
+                self.assertTrue(client.ws_url.startswith("wss://"))
+                observation, info = client.reset(seed=3)
+                self.assertEqual(info["index"], 3)
+                observation, *_ = client.step("SELECT 6 * 7")
+                self.assertIn("42", observation["output"])
+                self.assertIn("demo/sql", [dataset["id"] for dataset in client.list_datasets()])
+
+    def test_an_untrusted_certificate_is_a_transport_error(self) -> None:
+        for transport in ("ws", "http"):
+            with self.subTest(transport=transport):
+                client = IntercodeClient(self.url, token=TOKEN, transport=transport)
+                self.addCleanup(client.close)
+                with self.assertRaises(TransportError) as caught:
+                    client.reset()
+                self.assertIn("certificate", str(caught.exception).lower())
 
 
 class CliTest(unittest.TestCase):
