@@ -12,7 +12,7 @@ import { describe, expect } from 'vitest';
 import type { Task } from '../../src/core/task.js';
 import { playEpisode } from '../../src/harness/play-episode.js';
 import { planRun } from '../../src/harness/run-plan.js';
-import type { StartedCli } from '../support/cli-runner.js';
+import { type RunningServer, startServer } from '../../src/server/app/start-server.js';
 import { it } from '../support/fixtures.js';
 import { bwrapMissing } from '../support/missing-components.js';
 import { PROJECT_ROOT } from '../support/project.js';
@@ -51,10 +51,10 @@ interface ProcessResult {
   readonly stderr: string;
 }
 
-let server: StartedCli | undefined;
+let server: RunningServer | undefined;
 let url = '';
 
-/** Runs a program without blocking the event loop (the server's output pipes keep draining). */
+/** Runs a program without blocking the event loop (the server answers in this process meanwhile). */
 function run(command: string, args: readonly string[], env: Record<string, string>, cwd = PROJECT_ROOT) {
   return new Promise<ProcessResult>((resolve, reject) => {
     const child: ChildProcess = spawn(command, args, {
@@ -79,34 +79,17 @@ function python(args: readonly string[], env: Record<string, string> = {}): Prom
   return run(PYTHON, args, { PYTHONPATH: CLIENT_DIR, PYTHONDONTWRITEBYTECODE: '1', ...env });
 }
 
-/** The URL the server prints once it listens. */
-async function listeningUrl(started: StartedCli): Promise<string> {
-  let output = '';
-  return new Promise<string>((resolve, reject) => {
-    const onData = (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    started.child.stdout!.on('data', onData);
-    void started.done.then((result) =>
-      reject(new Error(`intercode serve exited (${result.status}): ${result.stderr || result.stdout}`)),
-    );
-  });
-}
-
-it.beforeAll(async ({ cli }) => {
+// The server runs in this process (the library's startServer) with the file's private cache and the
+// local mirror; the Python clients are child processes.
+it.beforeAll(async ({ cache, mirror }) => {
   if (missing) return;
-  server = cli.start(['serve', '--port', '0', '--token', TOKEN, '--max-sessions', '16']);
-  url = await listeningUrl(server);
+  expect(cache && mirror).toBeTruthy();
+  server = await startServer({ host: '127.0.0.1', port: 0, token: TOKEN, maxSessions: 16 });
+  url = server.url;
 }, 120_000);
 
 it.afterAll(async () => {
-  if (!server) return;
-  server.child.kill('SIGTERM');
-  const result = await server.done;
-  expect(result.stderr).toBe('');
-  expect(result.status).toBe(0);
+  await server?.close();
 }, 120_000);
 
 /** The gold episodes of a dataset: the gold actions then `submit`, picked by seed or by task id. */

@@ -122,6 +122,19 @@ class IntercodeClient:
         return self._session.state()
 
     @property
+    def timeout(self) -> float:
+        """The reply timeout in seconds; may be changed between calls."""
+        return self._http.timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        if not seconds or seconds <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {seconds!r}")
+        self._http.timeout = seconds
+        if self._ws is not None:
+            self._ws.timeout = seconds
+
+    @property
     def session_id(self) -> Optional[str]:
         """The HTTP session's id (None over WebSocket, where the connection is the session)."""
         return self._session.session_id if self._session is not None else None
