@@ -1,9 +1,10 @@
 /**
  * The Python client (`clients/python`, standard library only, Debian's /usr/bin/python3) against a real
- * `intercode serve` that the test starts (the compiled CLI, a token, real bwrap sandboxes and SQLite).
- * The gold episodes played through the server must score what the same episodes score in a local run,
- * episode by episode; the client's own tests (WebSocket framing, limits, close, sessions, CLI) run with
- * `python3 -m unittest`; the package builds and installs offline into a venv.
+ * server: the library's startServer in this process (a token, real bwrap sandboxes and SQLite), and
+ * `intercode serve` from the compiled CLI. The gold episodes played through the server must score what
+ * the same episodes score in a local run, episode by episode; the client's own tests (WebSocket framing,
+ * limits, close, sessions, TLS, CLI) run with `python3 -m unittest`; the package builds and installs
+ * offline into a venv.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import type { Task } from '../../src/core/task.js';
 import { playEpisode } from '../../src/harness/play-episode.js';
 import { planRun } from '../../src/harness/run-plan.js';
 import { type RunningServer, startServer } from '../../src/server/app/start-server.js';
+import type { StartedCli } from '../support/cli-runner.js';
 import { it } from '../support/fixtures.js';
 import { bwrapMissing } from '../support/missing-components.js';
 import { PROJECT_ROOT } from '../support/project.js';
@@ -55,13 +57,20 @@ let server: RunningServer | undefined;
 let url = '';
 
 /** Runs a program without blocking the event loop (the server answers in this process meanwhile). */
-function run(command: string, args: readonly string[], env: Record<string, string>, cwd = PROJECT_ROOT) {
+function run(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd = PROJECT_ROOT,
+  input?: string,
+) {
   return new Promise<ProcessResult>((resolve, reject) => {
     const child: ChildProcess = spawn(command, args, {
       cwd,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -91,6 +100,21 @@ it.beforeAll(async ({ cache, mirror }) => {
 it.afterAll(async () => {
   await server?.close();
 }, 120_000);
+
+/** The URL `intercode serve` prints once it listens. */
+function listeningUrl(started: StartedCli): Promise<string> {
+  let output = '';
+  return new Promise<string>((resolve, reject) => {
+    started.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[\d.]+:\d+) /.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    void started.done.then((result) =>
+      reject(new Error(`intercode serve exited ${result.status}: ${result.stderr}`)),
+    );
+  });
+}
 
 /** The gold episodes of a dataset: the gold actions then `submit`, picked by seed or by task id. */
 async function goldEpisodes(
@@ -305,4 +329,52 @@ describe('the Python client against the real server', () => {
     const init = readFileSync(join(CLIENT_DIR, 'intercode_client', '__init__.py'), 'utf8');
     expect(/^__version__ = "([^"]+)"$/m.exec(init)?.[1]).toBe(pkg.version);
   });
+});
+
+describe('the Python client against `intercode serve` (the CLI)', () => {
+  it('lists and plays through a server started from the command line, which stops cleanly on SIGTERM', async ({
+    cli,
+    needs,
+  }) => {
+    needs(noPython);
+    const started = cli.start(['serve', '--host', '127.0.0.1', '--port', '0', '--max-sessions', '2'], {
+      env: { INTERCODE_SERVER_TOKEN: TOKEN },
+    });
+    const served = await listeningUrl(started);
+    const env = { INTERCODE_URL: served, INTERCODE_SERVER_TOKEN: TOKEN };
+    const tasks = await python(
+      ['-m', 'intercode_client', '--json', 'tasks', 'demo/sql', '--limit', '2'],
+      env,
+    );
+    expect(tasks.stderr).toBe('');
+    const page = JSON.parse(tasks.stdout) as { total: number; tasks: { index: number }[] };
+    expect(page.tasks.map((task) => task.index)).toEqual([0, 1]);
+    const plan = await planRun({ dataset: 'demo/sql' });
+    const task = (await plan.loadDataset()).tasks[1]!;
+    const gold = plan.definition.goldActions(task).join(' ');
+    const played = await run(
+      PYTHON,
+      ['-m', 'intercode_client', '--transport', 'http', 'play', 'demo/sql', '--task', '1'],
+      {
+        ...env,
+        PYTHONPATH: CLIENT_DIR,
+        PYTHONDONTWRITEBYTECODE: '1',
+      },
+      PROJECT_ROOT,
+      `${gold}\nsubmit\n`,
+    );
+    expect(played.stderr).toBe('');
+    expect(played.status).toBe(0);
+    expect(played.stdout).toContain(task.query);
+    expect(played.stdout).toContain('episode terminated: reward 1\n');
+    const wrong = await python(['-m', 'intercode_client', 'datasets'], {
+      INTERCODE_URL: served,
+      INTERCODE_SERVER_TOKEN: 'wrong',
+    });
+    expect(wrong.stderr).toMatch(/^intercode_client: [^\n]+\(UNAUTHORIZED\)\n$/);
+    expect(wrong.status).toBe(1);
+    started.child.kill('SIGTERM');
+    const stopped = await started.done;
+    expect(stopped.status).toBe(0);
+  }, 120_000);
 });
