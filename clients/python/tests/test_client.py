@@ -12,10 +12,13 @@ The reply-timeout test plays demo/bash (bubblewrap sandboxes on the server).
 
 from __future__ import annotations
 
+import http.client
 import io
 import json
 import os
+import re
 import ssl
+import time
 import unittest
 from urllib.parse import urlsplit
 
@@ -191,6 +194,22 @@ class ClientTest(unittest.TestCase):
         other = self.client(transport="http")
         with self.assertRaises(SessionNotFound):
             other._http.get("/state", headers={"X-Session-Id": session_id})
+
+    def test_an_http_connection_the_server_closed_while_idle_is_replaced_before_sending(self) -> None:
+        probe = http.client.HTTPConnection(urlsplit(URL).hostname, urlsplit(URL).port, timeout=10)
+        probe.request("GET", "/health")
+        response = probe.getresponse()
+        response.read()
+        keep_alive = re.search(r"timeout=(\d+)", response.getheader("Keep-Alive") or "")
+        probe.close()
+        if keep_alive is None or int(keep_alive.group(1)) > 15:
+            self.skipTest("the server keeps idle connections open for long: nothing to replace")
+        client = self.client(transport="http")
+        client.reset(seed=5)
+        time.sleep(int(keep_alive.group(1)) + 1.5)
+        observation, *_ = client.step("SELECT 2 + 3")
+        self.assertIn("5", observation["output"])
+        self.assertEqual(client._http.connections, 2)
 
     def test_server_listing_health_and_metadata(self) -> None:
         client = self.client()
