@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import intercode_client
 from intercode_client import (
     AuthError,
+    CapacityReached,
     ConnectionClosed,
     EpisodeDone,
     IntercodeClient,
@@ -210,6 +211,29 @@ class ClientTest(unittest.TestCase):
         observation, *_ = client.step("SELECT 2 + 3")
         self.assertIn("5", observation["output"])
         self.assertEqual(client._http.connections, 2)
+
+    def test_a_full_server_is_a_typed_capacity_error_and_frees_the_slots_on_close(self) -> None:
+        clients = []
+        try:
+            with self.assertRaises(CapacityReached) as caught:
+                for _ in range(256):
+                    clients.append(IntercodeClient(URL, token=TOKEN))
+                    clients[-1].reset()
+            error = caught.exception
+            self.assertEqual(error.code, "CAPACITY_REACHED")
+            self.assertGreater(error.max_sessions, 0)
+            self.assertEqual(error.active_sessions, error.max_sessions)
+        finally:
+            for client in clients:
+                client.close()
+        client = self.client()
+        for attempt in range(50):  # the server frees a slot once it has seen the close
+            try:
+                client.reset(seed=1)
+                break
+            except CapacityReached:
+                time.sleep(0.1)
+        self.assertEqual(client.state()["step_count"], 0)
 
     def test_server_listing_health_and_metadata(self) -> None:
         client = self.client()
