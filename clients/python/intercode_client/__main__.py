@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     tasks.add_argument("dataset")
     tasks.add_argument("--offset", type=int, default=0)
     tasks.add_argument("--limit", type=int, default=100)
-    play = commands.add_parser("play", help="play one task: type actions, `submit` to score, Ctrl-D to quit")
+    play = commands.add_parser("play", help="play one task: one action per line (end a line with \\ to continue it), `submit` to score, Ctrl-D to quit")
     play.add_argument("dataset")
     play.add_argument("--task", type=int, default=0, help="task index (default 0)")
     play.add_argument("--max-turns", type=int, default=None)
@@ -55,6 +55,14 @@ def _play(client: IntercodeClient, args: argparse.Namespace, stdin: TextIO, out:
             out.write("\n")
             return 0
         code = line.rstrip("\n")
+        # A line ending with a backslash continues on the next one (multi-line code, e.g. Python).
+        while code.endswith("\\"):
+            out.write("… ")
+            out.flush()
+            more = stdin.readline()
+            code = code[:-1] + "\n" + more.rstrip("\n")
+            if not more:
+                break
         if not code.strip():
             continue
         observation, reward, terminated, truncated, _info = client.step(code)

@@ -7,6 +7,7 @@ output after a step); the full observation dict and the server's info are in ``i
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Dict, Optional, Tuple
 
 from .client import IntercodeClient
@@ -24,6 +25,7 @@ else:
 MAX_TEXT_CHARS = 1024 * 1024
 
 
+@lru_cache(maxsize=1)
 def _charset() -> frozenset:
     # Every Basic Multilingual Plane character but the surrogates: command output is arbitrary text.
     return frozenset(chr(code) for code in range(0x10000) if not 0xD800 <= code <= 0xDFFF)

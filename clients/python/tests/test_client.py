@@ -306,6 +306,10 @@ class CliTest(unittest.TestCase):
         self.assertIn("42", transcript)
         self.assertIn("episode terminated: reward", transcript)
 
+    def test_play_joins_a_line_ending_with_a_backslash_to_the_next(self) -> None:
+        transcript = self.run_cli("play", "demo/sql", stdin="SELECT 6 \\\n * 7 AS answer\nsubmit\n")
+        self.assertIn("42", transcript)
+
 
 if __name__ == "__main__":
     unittest.main()
