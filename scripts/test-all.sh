@@ -15,6 +15,8 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   # the bwrap sandbox backend
   bubblewrap util-linux python3
+  # the Python client's test builds and installs it offline into a venv (test/clients/python-client.test.ts)
+  python3-venv python3-setuptools python3-wheel
   # tools the NL2Bash tasks call in the host image
   ncal bsdextrautils cpio curl bind9-dnsutils hostname jq iputils-ping psmisc tree procps
   # tools the demo/ctf golds call in the host image (strings, xxd), and `file` for the demo/ctf test

@@ -18,6 +18,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.sql-server-failure.test.ts',
   'test/cli/commands/run-command.sql.test.ts',
   'test/cli/commands/run-command.replay-model.test.ts',
+  'test/cli/commands/serve-command.test.ts',
   'test/examples/node-repl.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',
@@ -36,6 +37,11 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
+  // The environment server: sessions in real sandboxes.
+  'test/server/session/env-session.bash.test.ts',
+  // The environment server on a loopback port.
+  'test/server/http/http-server.test.ts',
+  'test/server/ws/ws-endpoint.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',
@@ -55,4 +61,6 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sql/engine/postgres/postgres-engine.test.ts',
   'test/sql/engine/postgres/postgres-introspection.test.ts',
   'test/sql/engine/postgres/postgres-privileges.test.ts',
+  // The Python client against a real intercode serve.
+  'test/clients/python-client.test.ts',
 ];
