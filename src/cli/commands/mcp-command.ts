@@ -7,6 +7,7 @@ import { planRun } from '../../harness/run-plan.js';
 import { createMcpServer } from '../../server/mcp/create-mcp-server.js';
 import { LibraryEpisode } from '../../server/mcp/library-episode.js';
 import { RunRecorder } from '../../server/mcp/run-recorder.js';
+import { interruptSignal, stopGracefully } from '../interrupt.js';
 import { addEnvOptions, type EnvFlags, positiveInteger, runConfigOf } from '../options.js';
 
 interface McpFlags extends EnvFlags {
@@ -74,7 +75,10 @@ export function registerMcp(program: Command): void {
       transport.onclose = () => resolve();
       process.stdin.once('end', () => resolve());
       process.stdin.once('close', () => resolve());
+      // SIGTERM/SIGINT (a client stopping its server): the episode is recorded before exiting.
+      interruptSignal.addEventListener('abort', () => resolve(), { once: true });
     });
+    stopGracefully();
     await server.connect(transport);
     process.stderr.write(`intercode mcp: serving ${dataset.id} over stdio, recording to ${outDir}\n`);
     await closed;

@@ -130,9 +130,10 @@ export class LibraryEpisode implements McpEpisode {
     const stopping = this.#current?.stop();
     return this.#serial(async () => {
       await stopping;
+      // The record is complete before the env's (slower) teardown.
+      this.#options.recorder?.close();
       await this.#env?.close().catch(() => {});
       this.#env = undefined;
-      this.#options.recorder?.close();
     }, true);
   }
 
