@@ -8,7 +8,7 @@ import { expectOneLineError } from '../../support/cli-runner.js';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
 import { waitFor } from '../../support/wait-for.js';
-import { connectStdio, structured } from './stdio-client.js';
+import { connectStdio, resourceJson, structured } from './stdio-client.js';
 
 // `intercode mcp` over stdio, driven by the MCP SDK's own client: the compiled CLI, real SQLite and
 // real bwrap sandboxes; every episode lands in the run directory.
@@ -31,7 +31,7 @@ describe('intercode mcp (stdio)', () => {
       expect(tools.map((tool) => tool.name).sort()).toEqual(['execute', 'reset', 'submit']);
       expect(tools.find((tool) => tool.name === 'execute')?.inputSchema.required).toEqual(['code']);
       const resource = await session.client.readResource({ uri: TASK_RESOURCE_URI });
-      const task = JSON.parse(String(resource.contents[0]?.text)) as Record<string, unknown>;
+      const task = resourceJson(resource.contents);
       expect(task).toMatchObject({ dataset: 'demo/sql', task_id: 'count-ships', index: 0 });
       expect(task.instruction).toBe('How many ships does the company have?');
 
@@ -116,7 +116,7 @@ describe('intercode mcp (stdio)', () => {
       await waitFor(() => updates.length > 0, 10_000, 'the resource update');
       expect(updates).toEqual([TASK_RESOURCE_URI]);
       const resource = await session.client.readResource({ uri: TASK_RESOURCE_URI });
-      expect(JSON.parse(String(resource.contents[0]?.text))).toMatchObject({
+      expect(resourceJson(resource.contents)).toMatchObject({
         index: 1,
         task_id: next.task_id,
       });

@@ -49,3 +49,12 @@ export function structured(result: unknown): Record<string, unknown> {
   if (call.isError) throw new Error(`tool failed: ${JSON.stringify(call.content)}`);
   return call.structuredContent as Record<string, unknown>;
 }
+
+/** The JSON of the task resource's one text content. */
+export function resourceJson(
+  contents: readonly ({ text: string } | { blob: string })[],
+): Record<string, unknown> {
+  const first = contents[0];
+  if (!first || !('text' in first)) throw new Error('the resource has no text content');
+  return JSON.parse(first.text) as Record<string, unknown>;
+}
