@@ -38,6 +38,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
+  // The environment server: sessions in real sandboxes.
+  'test/server/session/env-session.bash.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',
