@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
@@ -54,6 +54,10 @@ export function registerMcp(program: Command): void {
       );
     }
     const outDir = flags.out ?? defaultOutDir(dataset.id);
+    // No --resume here: a client's episodes are never mixed into an earlier run.
+    const previous = join(outDir, 'episodes.jsonl');
+    if (existsSync(previous) && statSync(previous).size > 0)
+      throw new UsageError(`--out: ${outDir} already holds episodes: choose another directory`);
     const run = await plan.open(dataset);
     let episode: LibraryEpisode | undefined;
     try {

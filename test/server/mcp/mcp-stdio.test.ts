@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { readEpisodeRecords } from '../../../src/harness/episode-record.js';
@@ -190,6 +190,12 @@ describe('intercode mcp (stdio)', () => {
     const notApplicable = cli.run(['mcp', 'demo/sql', '--backend', 'bwrap']);
     expectOneLineError(notApplicable, /--backend/);
     expect(notApplicable.stdout).toBe('');
+    const used = join(tempDir('mcp-used'), 'run');
+    mkdirSync(used);
+    writeFileSync(join(used, 'episodes.jsonl'), '{}\n');
+    const taken = cli.run(['mcp', 'demo/sql', '--out', used]);
+    expectOneLineError(taken, /--out: .* already holds episodes: choose another directory/);
+    expect(taken.stdout).toBe('');
     const dataset = cli.run(['mcp', 'no/such-dataset']);
     expectOneLineError(dataset, /no\/such-dataset/);
   });
