@@ -4,9 +4,11 @@ import { describe, expect } from 'vitest';
 import { readEpisodeRecords } from '../../../src/harness/episode-record.js';
 import { readRunSummary } from '../../../src/harness/run-summary.js';
 import { TASK_RESOURCE_URI } from '../../../src/server/mcp/create-mcp-server.js';
+import { runMcpBench } from '../../../src/server/mcp/mcp-bench.js';
 import { expectOneLineError } from '../../support/cli-runner.js';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
+import { BIN } from '../../support/project.js';
 import { waitFor } from '../../support/wait-for.js';
 import { connectStdio, resourceJson, structured } from './stdio-client.js';
 
@@ -198,5 +200,16 @@ describe('intercode mcp (stdio)', () => {
     expect(taken.stdout).toBe('');
     const dataset = cli.run(['mcp', 'no/such-dataset']);
     expectOneLineError(dataset, /no\/such-dataset/);
+  });
+
+  it('measures the execute round trip for intercode bench', async ({ cli, mirror }) => {
+    void mirror;
+    void cli;
+    const figures = await runMcpBench({ command: [process.execPath, BIN], samples: 5 });
+    expect(figures.map((figure) => [figure.group, figure.name, figure.n])).toEqual([
+      ['mcp (demo/sql, stdio)', 'start-up to tool list', 1],
+      ['mcp (demo/sql, stdio)', 'execute round trip', 5],
+    ]);
+    for (const figure of figures) expect(figure.p50).toBeGreaterThan(0);
   });
 });
