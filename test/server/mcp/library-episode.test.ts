@@ -1,9 +1,13 @@
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect } from 'vitest';
+import type { Env } from '../../../src/core/env.js';
 import { DEMO_SQL_TASKS } from '../../../src/datasets/demo/demo-sql-tasks.js';
 import { readEpisodeRecords } from '../../../src/harness/episode-record.js';
 import { type OpenedRun, planRun } from '../../../src/harness/run-plan.js';
 import { readRunSummary } from '../../../src/harness/run-summary.js';
+import { createMcpServer } from '../../../src/server/mcp/create-mcp-server.js';
 import { LibraryEpisode } from '../../../src/server/mcp/library-episode.js';
 import { RunRecorder } from '../../../src/server/mcp/run-recorder.js';
 import { it } from '../../support/fixtures.js';
@@ -18,6 +22,22 @@ afterEach(async () => {
 
 const first = DEMO_SQL_TASKS[0]!;
 const second = DEMO_SQL_TASKS[1]!;
+
+/**
+ * The real SQL env with one injected failure: an env that dies cannot be had on demand, so the action
+ * `BOOM` throws as a dead sandbox or database would.
+ */
+function failingOn(env: Env): Env {
+  return {
+    reset: (options) => env.reset(options),
+    step: (action) =>
+      typeof action === 'object' && action.type === 'code' && action.code === 'BOOM'
+        ? Promise.reject(new Error('the database server went away'))
+        : env.step(action),
+    score: () => env.score(),
+    close: () => env.close(),
+  };
+}
 
 async function openEpisode(
   outDir: string,
@@ -80,5 +100,58 @@ describe('LibraryEpisode', () => {
       [second.id, true, false],
     ]);
     await expect(episode.execute('SELECT 1')).rejects.toThrow(/closed/);
+  });
+
+  it('turns an env failure into an MCP tool error, records it as a failed episode and plays on with a new env', async ({
+    tempDir,
+    cache,
+  }) => {
+    void cache;
+    const outDir = join(tempDir('library-fail'), 'run');
+    const plan = await planRun({ dataset: 'demo/sql' });
+    const opened = await plan.open(await plan.loadDataset());
+    run = opened;
+    let envs = 0;
+    const failing: OpenedRun = {
+      ...opened,
+      createEnv: () => {
+        envs += 1;
+        return failingOn(opened.createEnv());
+      },
+    };
+    const recorder = new RunRecorder(outDir, { ...opened.description, agent: 'mcp', maxTurns: 10 });
+    const episode = new LibraryEpisode(failing, { maxTurns: 10, recorder });
+    await episode.reset({ index: 0 });
+    const server = createMcpServer(episode, { version: '0.0.0-test' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'in-memory', version: '1' });
+    await client.connect(clientSide);
+    try {
+      const nonZero = await client.callTool({
+        name: 'execute',
+        arguments: { code: 'SELECT * FROM nowhere' },
+      });
+      expect(nonZero.isError).toBeFalsy();
+      const failed = await client.callTool({ name: 'execute', arguments: { code: 'BOOM' } });
+      expect(failed).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'the database server went away' }],
+      });
+      const again = await client.callTool({ name: 'reset', arguments: { index: 1 } });
+      expect(again.isError).toBeFalsy();
+      expect(envs).toBe(2);
+      const end = await client.callTool({ name: 'execute', arguments: { code: String(second.gold) } });
+      expect(end.isError).toBeFalsy();
+    } finally {
+      await client.close();
+      await episode.close();
+    }
+    const records = readEpisodeRecords(join(outDir, 'episodes.jsonl'));
+    expect(records.map((record) => [record.taskId, record.error, record.truncated])).toEqual([
+      [first.id, 'the database server went away', false],
+      [second.id, undefined, true],
+    ]);
+    expect(readRunSummary(join(outDir, 'summary.json'))).toMatchObject({ n: 1, episodeErrors: 1 });
   });
 });
