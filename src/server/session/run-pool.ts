@@ -49,21 +49,31 @@ export class RunPool {
     } catch (error) {
       throw asSetupValidation(error, loc);
     }
-    const datasetId = config.dataset;
-    let dataset = this.#datasets.get(datasetId);
-    if (!dataset) {
-      dataset = plan.loadDataset();
-      this.#datasets.set(datasetId, dataset);
-      dataset.catch(() => {
-        if (this.#datasets.get(datasetId) === dataset) this.#datasets.delete(datasetId);
-      });
-    }
+    const dataset = this.#dataset(config.dataset, () => plan.loadDataset());
     const run = await plan.open(await dataset);
     if (this.#closed) {
       await run.close();
       throw new Error('the server is shutting down');
     }
     return run;
+  }
+
+  /** A registered dataset, loaded once (the task listing and every run of it share it). */
+  loadDataset(id: string): Promise<Dataset> {
+    return this.#dataset(id, () => this.#registries.datasets.get(id).load());
+  }
+
+  #dataset(id: string, load: () => Promise<Dataset>): Promise<Dataset> {
+    let dataset = this.#datasets.get(id);
+    if (!dataset) {
+      const loading = load();
+      dataset = loading;
+      this.#datasets.set(id, loading);
+      loading.catch(() => {
+        if (this.#datasets.get(id) === loading) this.#datasets.delete(id);
+      });
+    }
+    return dataset;
   }
 
   /** Closes every opened run (database servers stopped, sandbox providers closed). Idempotent. */

@@ -150,7 +150,8 @@ export function toValidationIssues(
         type: missing ? 'missing' : (TYPE_OF_CODE[issue.code] ?? issue.code),
         loc: [...prefix, ...path],
         msg: missing ? 'field required' : issue.message,
-        input: value,
+        // As pydantic does: a missing field's input is the object it is missing from.
+        input: missing ? (valueAt(input, path.slice(0, -1)) ?? null) : value,
       },
     ];
   });
