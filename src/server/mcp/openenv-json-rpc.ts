@@ -51,7 +51,8 @@ interface Bound {
  * OpenEnv's JSON-RPC on `POST /mcp` and in WebSocket `mcp` frames: `openenv/session/create` and
  * `openenv/session/close`, and the MCP methods (`tools/list`, `tools/call`, `resources/read`, …)
  * of the session named by `params.session_id` (or, over WebSocket, the connection's session),
- * answered by the same MCP server as the other transports. Every reply is one JSON-RPC object.
+ * answered by the same MCP server as the other transports. Every request gets one JSON-RPC reply;
+ * a notification none.
  */
 export class OpenEnvJsonRpc {
   readonly #sessions: SessionRegistry;
@@ -65,7 +66,10 @@ export class OpenEnvJsonRpc {
   }
 
   /** Answers one message; `session` is the WebSocket connection's, `owner` counts HTTP sessions. */
-  async handle(body: unknown, options: { session?: EnvSession; owner?: string } = {}): Promise<JsonRpcReply> {
+  async handle(
+    body: unknown,
+    options: { session?: EnvSession; owner?: string } = {},
+  ): Promise<JsonRpcReply | undefined> {
     const id = idOf(body);
     if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string') {
       return jsonRpcError(
@@ -118,7 +122,8 @@ export class OpenEnvJsonRpc {
       const bound = session ? this.#bind(session) : this.#catalogServer();
       const message = { ...body, params: rest } as JSONRPCMessage;
       const reply = await bound.channel.request(message);
-      return (reply as JsonRpcReply | undefined) ?? { jsonrpc: '2.0', id: null, result: {} };
+      // A notification (no id) has no reply: HTTP 202, no WebSocket frame.
+      return reply as JsonRpcReply | undefined;
     } catch (error) {
       if (error instanceof SessionError) {
         const code = error.code === 'CAPACITY_REACHED' ? JSON_RPC.server : JSON_RPC.internal;

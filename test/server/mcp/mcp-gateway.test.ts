@@ -2,10 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect } from 'vitest';
 import { DEMO_SQL_TASKS } from '../../../src/datasets/demo/demo-sql-tasks.js';
+import { type RunningServer, startServer } from '../../../src/server/app/start-server.js';
 import { TASK_RESOURCE_URI } from '../../../src/server/mcp/create-mcp-server.js';
+import { McpToolGateway } from '../../../src/server/mcp/mcp-tool-gateway.js';
 import type { SessionHost } from '../../../src/server/session/session-host.js';
 import { it } from '../../support/fixtures.js';
 import { makeHost } from '../session/session-host-fixture.js';
+import { WsTestClient } from '../ws/ws-client.js';
 import { type GatewayServer, startGatewayServer } from './gateway-server.js';
 import { resourceJson, structured } from './stdio-client.js';
 
@@ -15,11 +18,14 @@ import { resourceJson, structured } from './stdio-client.js';
 
 let host: SessionHost | undefined;
 let served: GatewayServer | undefined;
+let server: RunningServer | undefined;
 afterEach(async () => {
   await served?.close();
   await host?.close();
+  await server?.close();
   served = undefined;
   host = undefined;
+  server = undefined;
 });
 
 const first = DEMO_SQL_TASKS[0]!;
@@ -28,6 +34,20 @@ async function start(): Promise<GatewayServer> {
   host = makeHost({ dataset: 'demo/sql' });
   served = await startGatewayServer(host);
   return served;
+}
+
+/** The real server (`startServer`) with the MCP tools as its gateway. */
+async function serve(): Promise<RunningServer> {
+  server = await startServer({
+    port: 0,
+    dataset: 'demo/sql',
+    mcp: new McpToolGateway({ version: '0.0.0-test' }),
+  });
+  return server;
+}
+
+function activeSessions(): number {
+  return server!.sessions.sessions.active;
 }
 
 async function rpc(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -81,7 +101,7 @@ describe('/mcp', () => {
   }) => {
     void mirror;
     void cache;
-    const { url } = await start();
+    const url = `${(await serve()).url}/mcp`;
     const empty = await rpc(url, {});
     expect(empty.status).toBe(200);
     expect(empty.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
@@ -94,7 +114,7 @@ describe('/mcp', () => {
     const created = await rpc(url, { jsonrpc: '2.0', id: 2, method: 'openenv/session/create', params: {} });
     const sessionId = (created.json.result as { session_id: string }).session_id;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(host!.sessions.active).toBe(1);
+    expect(activeSessions()).toBe(1);
 
     const call = (id: number, name: string, args: Record<string, unknown>) =>
       rpc(url, {
@@ -141,33 +161,58 @@ describe('/mcp', () => {
       params: { session_id: sessionId },
     });
     expect(closed.json).toMatchObject({ id: 8, result: { session_id: sessionId, closed: true } });
-    expect(host!.sessions.active).toBe(0);
+    expect(activeSessions()).toBe(0);
     const gone = await call(9, 'execute', { code: 'SELECT 1' });
     expect(gone.json).toMatchObject({ id: 9, error: { code: -32602 } });
   });
 
-  it('answers WebSocket mcp frames on the connection’s session', async ({ mirror, cache }) => {
+  it('answers WebSocket mcp frames on the connection’s session, beside its reset and step frames', async ({
+    mirror,
+    cache,
+  }) => {
     void mirror;
     void cache;
-    const { gateway } = await start();
-    const session = host!.sessions.open({ owner: 'ws' });
-    const reset = await gateway.handleJsonRpc(
-      {
-        jsonrpc: '2.0',
-        id: 'a',
-        method: 'tools/call',
-        params: { name: 'reset', arguments: { task_id: first.id } },
-      },
-      session,
-    );
-    expect(reset).toMatchObject({ id: 'a', result: { structuredContent: { task_id: first.id } } });
-    expect(session.task()?.taskId).toBe(first.id);
-    const created = await gateway.handleJsonRpc(
-      { jsonrpc: '2.0', id: 'b', method: 'openenv/session/create' },
-      session,
-    );
-    expect(created).toMatchObject({ id: 'b', result: { session_id: session.id } });
-    const bad = await gateway.handleJsonRpc([1, 2], session);
-    expect(bad).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    const running = await serve();
+    const ws = await WsTestClient.connect(`${running.url.replace(/^http/, 'ws')}/ws`);
+    try {
+      const reset = await ws.send({
+        type: 'mcp',
+        data: {
+          jsonrpc: '2.0',
+          id: 'a',
+          method: 'tools/call',
+          params: { name: 'reset', arguments: { task_id: first.id } },
+        },
+        request_id: 7,
+      });
+      expect(reset).toMatchObject({
+        type: 'mcp',
+        request_id: 7,
+        data: { jsonrpc: '2.0', id: 'a', result: { structuredContent: { task_id: first.id } } },
+      });
+      // The same episode through the OpenEnv frames: the MCP reset started it.
+      const step = await ws.send({ type: 'step', data: { code: String(first.gold) } });
+      expect(step).toMatchObject({
+        type: 'observation',
+        data: { done: false, observation: { task_id: first.id, turn: 1 } },
+      });
+      const submitted = await ws.send({
+        type: 'mcp',
+        data: { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'submit', arguments: {} } },
+      });
+      expect(submitted).toMatchObject({
+        data: { id: 'b', result: { structuredContent: { reward: 1, turn: 2 } } },
+      });
+      const created = await ws.send({
+        type: 'mcp',
+        data: { jsonrpc: '2.0', id: 'c', method: 'openenv/session/create' },
+      });
+      expect(created.data).toMatchObject({ id: 'c', result: { session_id: expect.any(String) } });
+      const bad = await ws.send({ type: 'mcp', data: [1, 2] });
+      expect(bad).toMatchObject({ type: 'mcp', data: { jsonrpc: '2.0', id: null, error: { code: -32600 } } });
+    } finally {
+      ws.close();
+      await ws.closed;
+    }
   });
 });
