@@ -16,6 +16,15 @@ import { connectStdio, resourceJson, structured } from './stdio-client.js';
 // real bwrap sandboxes; every episode lands in the run directory.
 const noBwrap = await bwrapMissing();
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function finished(outDir: string): boolean {
   const path = join(outDir, 'summary.json');
   return existsSync(path) && readRunSummary(path).complete;
@@ -161,6 +170,25 @@ describe('intercode mcp (stdio)', () => {
       reward: 0,
     });
     expect(records[0]?.error).toBeUndefined();
+  });
+
+  it('records the unfinished episode when stopped by SIGTERM, then exits', async ({ cli, tempDir }) => {
+    const outDir = join(tempDir('mcp-term'), 'run');
+    const session = await connectStdio(['demo/sql', '--task', '1', '--out', outDir], cli.cache);
+    const pid = session.transport.pid!;
+    try {
+      structured(await session.client.callTool({ name: 'execute', arguments: { code: 'SELECT 1' } }));
+      process.kill(pid, 'SIGTERM');
+      await waitFor(() => finished(outDir), 30_000, 'the final summary');
+    } finally {
+      await session.close();
+    }
+    await waitFor(() => !alive(pid), 30_000, 'the server to exit');
+    expect(session.stderr()).toMatch(/interrupted; finishing cleanly/);
+    const records = readEpisodeRecords(join(outDir, 'episodes.jsonl'));
+    expect(records.map((record) => [record.index, record.turnsTaken, record.truncated])).toEqual([
+      [1, 1, true],
+    ]);
   });
 
   it('cuts an episode at --max-turns and says so', async ({ cli, tempDir }) => {
