@@ -11,6 +11,7 @@ import { registerMcp } from './commands/mcp-command.js';
 import { registerPlay } from './commands/play-command.js';
 import { registerReport } from './commands/report-command.js';
 import { registerRun } from './commands/run-command.js';
+import { registerServe } from './commands/serve-command.js';
 import { EXIT } from './exit-codes.js';
 import { installInterruptHandlers } from './interrupt.js';
 
@@ -39,6 +40,7 @@ export function createProgram(): Command {
   registerBench(program);
   registerDatasets(program);
   registerImage(program);
+  registerServe(program);
   registerMcp(program);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -18,6 +18,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.sql-server-failure.test.ts',
   'test/cli/commands/run-command.sql.test.ts',
   'test/cli/commands/run-command.replay-model.test.ts',
+  'test/cli/commands/serve-command.test.ts',
   // intercode mcp over stdio (the compiled CLI, bwrap sandboxes) and the server's /mcp.
   'test/server/mcp/mcp-gateway.test.ts',
   'test/server/mcp/mcp-stdio.test.ts',
