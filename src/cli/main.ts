@@ -7,6 +7,7 @@ import { registerDoctor } from './commands/doctor-command.js';
 import { registerExec } from './commands/exec-command.js';
 import { registerExport } from './commands/export-command.js';
 import { registerImage } from './commands/image-command.js';
+import { registerMcp } from './commands/mcp-command.js';
 import { registerPlay } from './commands/play-command.js';
 import { registerReport } from './commands/report-command.js';
 import { registerRun } from './commands/run-command.js';
@@ -40,6 +41,7 @@ export function createProgram(): Command {
   registerDatasets(program);
   registerImage(program);
   registerServe(program);
+  registerMcp(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -19,6 +19,9 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.sql.test.ts',
   'test/cli/commands/run-command.replay-model.test.ts',
   'test/cli/commands/serve-command.test.ts',
+  // intercode mcp over stdio (the compiled CLI, bwrap sandboxes) and the server's /mcp.
+  'test/server/mcp/mcp-gateway.test.ts',
+  'test/server/mcp/mcp-stdio.test.ts',
   'test/examples/node-repl.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',
