@@ -4,10 +4,12 @@
 //   node deploy/scripts/redis-memory-per-job.mjs [N] [episodes.jsonl]
 //
 // Starts a private redis-server (Debian's, on a Unix socket in a temporary folder, no persistence),
-// adds N jobs shaped as the queue adds them (one per episode, jobId <runId>.<taskIndex>.<sample>, small
-// data, attempts and backoff), reads `used_memory` before and after; then has a worker complete them
-// with an episode record as return value (the first line of the given episodes.jsonl, and a 10-turn
-// record made from it) and reads it again. Needs `bullmq` and `ioredis` resolvable from this folder.
+// adds N jobs shaped as the queue adds them (src/queue/gather-run.ts: one per episode, jobId
+// <runId>.<taskIndex>.<sample>, data { runId, taskIndex, taskId, sample }, attempts and backoff) and
+// reads `used_memory` before and after; then has a worker complete them with an episode record as
+// return value (the first line of the given episodes.jsonl, and a 10-turn record made from it) and
+// reads it again. Needs `bullmq` and `ioredis` resolvable from this folder (the project's dependencies
+// once the queue is merged).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,7 +72,7 @@ try {
         const sample = Math.floor(j / 41);
         batch.push({
           name: 'episode',
-          data: { runId, taskIndex, sample },
+          data: { runId, taskIndex, taskId: `demo-task-${String(taskIndex).padStart(10, '0')}`, sample },
           opts: { ...opts, jobId: `${runId}.${taskIndex}.${sample}` },
         });
       }
