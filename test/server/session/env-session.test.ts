@@ -170,9 +170,7 @@ describe('EnvSession on demo/sql', () => {
     expect((await failure(session.step({ code: 'SELECT 1' }))).code).toBe('NOT_RESET');
     await session.reset({});
     const missing = await failure(session.step({}));
-    expect(missing.issues).toEqual([
-      { type: 'missing', loc: ['code'], msg: 'field required', input: {} },
-    ]);
+    expect(missing.issues).toEqual([{ type: 'missing', loc: ['code'], msg: 'field required', input: {} }]);
     const wrongType = await failure(session.step({ code: 5 }));
     expect(wrongType.issues?.[0]).toMatchObject({ loc: ['code'], input: 5 });
     const extra = await failure(session.step({ code: 'SELECT 1', tool: 'x' }));
