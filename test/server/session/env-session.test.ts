@@ -118,6 +118,11 @@ describe('EnvSession on demo/sql', () => {
     );
     const sqlOnBash = await failure(session.reset({ dataset: 'demo/bash', engine: 'sqlite' }));
     expect(sqlOnBash.message).toBe('--engine: it applies to the sql environment only, not bash');
+    const folder = await failure(session.reset({ dataset: 'demo/bash', image: 'dir:/' }));
+    expect(folder.issues?.[0]).toMatchObject({
+      loc: ['image'],
+      msg: expect.stringContaining('only its operator'),
+    });
     const engine = await failure(session.reset({ engine: 'oracle' }));
     expect(engine.message).toContain('unknown engine "oracle"');
     await session.close();
