@@ -170,7 +170,7 @@ async function openDefaultRun(host: SessionHost): Promise<void> {
       },
       host.registries,
     );
-    await host.pool.get(config);
+    await host.pool.pin(config);
   } catch (error) {
     // A refused setting is the operator's: one line naming the flag, as the CLI gives it.
     if (error instanceof SessionError) throw new UsageError(error.message);

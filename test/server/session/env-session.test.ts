@@ -218,4 +218,22 @@ describe('EnvSession on demo/sql', () => {
     expect(a.task()).toMatchObject({ dataset: 'demo/sql', taskId: first.id });
     await Promise.all([a.close(), b.close()]);
   });
+
+  it('closes a run no session uses after the keep time, but never the pinned one', async ({ cache }) => {
+    expect(cache).toBeTruthy();
+    const h = sqlHost({ unusedRunKeepMs: 50 });
+    await h.pool.pin({ dataset: 'demo/sql' });
+    const session = h.createSession();
+    await session.reset({ handicap: true });
+    expect(h.pool.size).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.pool.size).toBe(2);
+    await session.reset({});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.pool.size).toBe(1);
+    expect((await session.step({ code: 'SELECT 1' })).info.admissible).toBe(true);
+    await session.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.pool.size).toBe(1);
+  });
 });
