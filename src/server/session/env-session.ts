@@ -3,8 +3,9 @@ import { parseAction } from '../../core/action.js';
 import type { Env, Observation, StepResult } from '../../core/env.js';
 import { IntercodeError } from '../../core/errors.js';
 import { TimeLimit } from '../../core/time-limit.js';
-import type { OpenedRun } from '../../harness/run-plan.js';
-import type { RunPool } from './run-pool.js';
+import type { RunConfig } from '../../harness/run-config.js';
+import type { ExecutionSlots } from './execution-slots.js';
+import type { RunLease, RunPool } from './run-pool.js';
 import {
   parseResetParams,
   runConfigKey,
@@ -32,13 +33,15 @@ export interface EnvSessionOptions {
   readonly defaults: ServerEnvDefaults;
   /** Deadline of one reset or step; past it the env is discarded and replaced at the next reset. */
   readonly stepTimeoutMs: number;
+  /** Shared by every session of the server: how many resets and steps run at once. */
+  readonly slots?: ExecutionSlots;
   /** Options given when the session was opened (`POST /intercode/sessions`); each reset may override them. */
   readonly params?: SessionParams;
 }
 
 interface Slot {
   readonly key: string;
-  readonly run: OpenedRun;
+  readonly lease: RunLease;
   readonly env: Env;
 }
 
@@ -100,8 +103,8 @@ export class EnvSession {
       const parsed = parseResetParams(params);
       const merged = { ...this.#options.params, ...parsed.params };
       const config = sessionRunConfig(merged, this.#options.defaults, this.#options.registries);
-      const run = await this.#options.pool.get(config);
-      const slot = await this.#slotFor(runConfigKey(config), run);
+      const slot = await this.#slotFor(runConfigKey(config), config);
+      const run = slot.lease.run;
       const choice = taskChoice(parsed.params, run.dataset.tasks.length);
       if ('taskId' in choice && !run.dataset.tasks.some((task) => task.id === choice.taskId)) {
         throw SessionError.validation(
@@ -120,7 +123,7 @@ export class EnvSession {
       const maxTurns = merged.max_turns ?? this.#options.defaults.maxTurns;
       const limit = new TimeLimit(slot.env, maxTurns);
       this.#episode = undefined;
-      const { observation, info } = await this.#deadline(limit.reset(choice), 'reset');
+      const { observation, info } = await this.#deadline(() => limit.reset(choice), 'reset');
       const episode: Episode = {
         id: parsed.params.episode_id ?? randomUUID(),
         dataset: run.dataset.id,
@@ -166,7 +169,7 @@ export class EnvSession {
       }
       const started = performance.now();
       const result: StepResult = await this.#deadline(
-        episode.limit.step(parseAction(parsed.data.code)),
+        () => episode.limit.step(parseAction(parsed.data.code)),
         'step',
         options.timeoutMs,
       );
@@ -236,10 +239,22 @@ export class EnvSession {
   }
 
   /** The env of the session for configuration `key`: kept when the key is the same, else replaced. */
-  async #slotFor(key: string, run: OpenedRun): Promise<Slot> {
+  async #slotFor(key: string, config: RunConfig): Promise<Slot> {
     if (this.#slot?.key === key) return this.#slot;
+    const lease = await this.#options.pool.acquire(config);
+    if (this.#closed) {
+      lease.release();
+      throw new SessionError('SESSION_NOT_FOUND', `session ${this.id} was closed during its reset`);
+    }
     this.#discard();
-    const slot = { key, run, env: run.createEnv() };
+    let env: Env;
+    try {
+      env = lease.run.createEnv();
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    const slot = { key, lease, env };
     this.#slot = slot;
     return slot;
   }
@@ -253,17 +268,28 @@ export class EnvSession {
     const closing: Promise<void> = slot.env
       .close()
       .catch(() => undefined)
-      .finally(() => this.#closing.delete(closing));
+      .finally(() => {
+        slot.lease.release();
+        this.#closing.delete(closing);
+      });
     this.#closing.add(closing);
   }
 
-  /** Waits for `work` until the deadline; past it the env is discarded and STEP_TIMEOUT thrown. */
-  #deadline<T>(work: Promise<T>, what: 'reset' | 'step', timeoutMs?: number): Promise<T> {
+  /**
+   * Runs `work` in an execution slot and waits for it until the deadline (queueing time included, so
+   * a reply always comes before the client's own timeout); past it the env is discarded and
+   * STEP_TIMEOUT thrown (an operation still queued then never runs).
+   */
+  #deadline<T>(work: () => Promise<T>, what: 'reset' | 'step', timeoutMs?: number): Promise<T> {
     const limitMs = Math.min(timeoutMs ?? Number.POSITIVE_INFINITY, this.#options.stepTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
+    let expired = false;
+    const slots = this.#options.slots;
+    const running = slots ? slots.run(work, () => expired) : work();
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
-        work.catch(() => undefined);
+        expired = true;
+        running.catch(() => undefined);
         this.#discard();
         reject(
           new SessionError(
@@ -273,7 +299,7 @@ export class EnvSession {
         );
       }, limitMs);
     });
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+    return Promise.race([running, deadline]).finally(() => clearTimeout(timer));
   }
 
   #observation(observation: Observation, episode: Episode, instruction: string | null): WireObservation {
