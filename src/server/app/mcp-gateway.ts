@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EnvSession } from '../session/env-session.js';
 import type { SessionHost } from '../session/session-host.js';
 
@@ -17,6 +18,17 @@ export interface McpCallContext {
  */
 export interface McpGateway {
   handleJsonRpc(message: unknown, context: McpCallContext): Promise<object | undefined>;
+  /**
+   * Requests of MCP clients over Streamable HTTP (`POST`, `GET`, `DELETE /mcp` with their headers):
+   * true when it wrote the whole response, false to leave a POST to {@link handleJsonRpc}.
+   * `body` is the parsed JSON body of a POST, undefined otherwise.
+   */
+  handleHttp?(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+    context: Omit<McpCallContext, 'session'>,
+  ): Promise<boolean>;
   /** Called at shutdown after the sessions are closed. */
   close?(): Promise<void>;
 }

@@ -8,13 +8,14 @@ import { addIntercodeRoutes } from '../http/intercode-routes.js';
 import { addMcpRoute } from '../http/mcp-route.js';
 import { addOpenEnvRoutes } from '../http/openenv-routes.js';
 import { RouteTable } from '../http/route-table.js';
+import { McpToolGateway } from '../mcp/mcp-tool-gateway.js';
 import { sessionRunConfig } from '../session/session-config.js';
 import { SessionError } from '../session/session-error.js';
 import { SessionHost } from '../session/session-host.js';
 import { OBSERVATION_PROFILES } from '../session/wire-schemas.js';
 import { attachWsEndpoint } from '../ws/ws-endpoint.js';
 import { liveSandboxCount } from './live-sandboxes.js';
-import { type McpGateway, NO_MCP_TOOLS } from './mcp-gateway.js';
+import type { McpGateway } from './mcp-gateway.js';
 import type { ServerContext, ServerLimits } from './server-context.js';
 import {
   DEFAULT_DATASET,
@@ -86,7 +87,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     throw error;
   }
   let shuttingDown = false;
-  const mcp: McpGateway = options.mcp ?? NO_MCP_TOOLS;
+  // MCP tools on `/mcp` and in WS `mcp` frames unless the caller brings its own gateway.
+  const mcp: McpGateway = options.mcp ?? new McpToolGateway({ version: packageVersion() });
   const context: ServerContext = {
     host: sessionHost,
     limits,

@@ -26,14 +26,24 @@ export function addMcpRoute(table: RouteTable, context: ServerContext): void {
       }
       return;
     }
-    const reply = await context.mcp.handleJsonRpc(message ?? {}, {
-      host: context.host,
-      owner: ownerOf(request, context),
-    });
+    const caller = { host: context.host, owner: ownerOf(request, context) };
+    if (await context.mcp.handleHttp?.(request, response, message, caller)) return;
+    const reply = await context.mcp.handleJsonRpc(message ?? {}, caller);
     if (reply === undefined) {
       response.writeHead(202).end();
       return;
     }
     sendJson(response, 200, reply);
   });
+  // The server-to-client stream and the end of a Streamable HTTP session.
+  for (const method of ['GET', 'DELETE'] as const) {
+    table.add(method, '/mcp', async ({ request, response }) => {
+      const caller = { host: context.host, owner: ownerOf(request, context) };
+      if (await context.mcp.handleHttp?.(request, response, undefined, caller)) return;
+      sendError(
+        response,
+        new SessionError('METHOD_NOT_ALLOWED', `${method} /mcp: this server has no MCP sessions`),
+      );
+    });
+  }
 }

@@ -7,9 +7,7 @@ import { TASK_RESOURCE_URI } from '../../../src/server/mcp/create-mcp-server.js'
 import { McpToolGateway } from '../../../src/server/mcp/mcp-tool-gateway.js';
 import type { SessionHost } from '../../../src/server/session/session-host.js';
 import { it } from '../../support/fixtures.js';
-import { makeHost } from '../session/session-host-fixture.js';
 import { WsTestClient } from '../ws/ws-client.js';
-import { type GatewayServer, startGatewayServer } from './gateway-server.js';
 import { resourceJson, structured } from './stdio-client.js';
 
 // The server's /mcp on a real loopback socket over real SQLite sessions: the SDK's Streamable HTTP
@@ -17,23 +15,21 @@ import { resourceJson, structured } from './stdio-client.js';
 // Each test takes the private cache and the mirror fixtures, so nothing reads a developer's cache.
 
 let host: SessionHost | undefined;
-let served: GatewayServer | undefined;
 let server: RunningServer | undefined;
 afterEach(async () => {
-  await served?.close();
-  await host?.close();
   await server?.close();
-  served = undefined;
   host = undefined;
   server = undefined;
 });
 
 const first = DEMO_SQL_TASKS[0]!;
 
-async function start(): Promise<GatewayServer> {
-  host = makeHost({ dataset: 'demo/sql' });
-  served = await startGatewayServer(host);
-  return served;
+/** The real server's `/mcp`, with a gateway the test can look into. */
+async function start(): Promise<{ url: string; gateway: McpToolGateway }> {
+  const gateway = new McpToolGateway({ version: '0.0.0-test' });
+  server = await startServer({ port: 0, dataset: 'demo/sql', mcp: gateway });
+  host = server.sessions;
+  return { url: `${server.url}/mcp`, gateway };
 }
 
 /** The real server (`startServer`) with the MCP tools as its gateway. */
@@ -66,7 +62,7 @@ describe('/mcp', () => {
   }) => {
     void mirror;
     void cache;
-    const { url } = await start();
+    const { url, gateway } = await start();
     const client = new Client({ name: 'http-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(url));
     await client.connect(transport);
@@ -92,7 +88,7 @@ describe('/mcp', () => {
       await client.close();
     }
     expect(host!.sessions.active).toBe(0);
-    expect(served!.gateway.streamableSessions).toBe(0);
+    expect(gateway.streamableSessions).toBe(0);
   });
 
   it("answers OpenEnv's JSON-RPC: {} → 200 -32600, session create, tools/list, tools/call, close", async ({
