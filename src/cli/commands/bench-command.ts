@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { parseModelSpec } from '../../agents/llm/model-spec.js';
 import { STRATEGY_NAMES } from '../../agents/llm/strategies/strategy-names.js';
@@ -15,10 +16,11 @@ import type { RunConfig } from '../../harness/run-config.js';
 import { planRun, type RunPlan } from '../../harness/run-plan.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { runServerBench } from '../../server/bench/server-bench.js';
+import { runMcpBench } from '../../server/mcp/mcp-bench.js';
 import { SQL_ENGINES, type SqlEngineName } from '../../sql/engine/sql-engine-name.js';
 import { backendNames, imageOption, listOf, positiveInteger } from '../options.js';
 
-const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server'] as const;
+const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server', 'mcp'] as const;
 
 interface BenchFlags {
   json?: string;
@@ -226,6 +228,16 @@ export function registerBench(program: Command): void {
               sessions: samples * 2,
               idleSessions: 20,
               onProgress: progressOf('server'),
+            })),
+          );
+        }
+        if (groups.has('mcp')) {
+          figures.push(
+            ...(await runMcpBench({
+              command: [process.execPath, fileURLToPath(new URL('../../../bin/intercode', import.meta.url))],
+              samples: samples * 20,
+              targets: { execute: { op: '<=', value: 5, stat: 'p50' } },
+              onProgress: progressOf('mcp'),
             })),
           );
         }
