@@ -60,11 +60,17 @@ export class DefinedEnv implements Env {
   async #freshSandbox(): Promise<Sandbox> {
     if (!this.#sandbox) {
       const { provider, image } = this.#options.config;
-      this.#sandbox = await provider.create({
+      const sandbox = await provider.create({
         image: image ?? this.#spec.image?.name ?? provider.defaultImage,
         timeoutMs: this.#timeoutMs,
         label: this.#spec.name,
       });
+      // close() ran while the sandbox started (a caller that gave up on the reset): do not keep it.
+      if (this.#closed) {
+        await sandbox.close();
+        throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
+      }
+      this.#sandbox = sandbox;
       this.#pristine = true;
     }
     if (!this.#pristine) await this.#sandbox.reset();

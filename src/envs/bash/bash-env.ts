@@ -143,10 +143,21 @@ export class BashEnv implements Env {
       timeoutMs: this.#options.actionTimeoutMs ?? 10_000,
       ...(this.#options.maxOutputBytes ? { maxOutputBytes: this.#options.maxOutputBytes } : {}),
     };
-    const [agent, evaluator] = await Promise.all([
+    const made = await Promise.allSettled([
       this.#options.provider.create({ ...spec, label: 'agent' }),
       this.#options.provider.create({ ...spec, label: 'eval' }),
     ]);
+    const [agent, evaluator] = made.map((result) =>
+      result.status === 'fulfilled' ? result.value : undefined,
+    );
+    // A failed start, or a close() while the sandboxes started (a caller that gave up on the
+    // reset): nothing may outlive the env.
+    if (!agent || !evaluator || this.#closed) {
+      await Promise.all([agent?.close(), evaluator?.close()]);
+      const failed = made.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
+    }
     this.#boxes = { layers, agent, evaluator, agentPristine: true, evaluatorPristine: true };
     return this.#boxes;
   }

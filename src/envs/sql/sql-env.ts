@@ -68,6 +68,11 @@ export class SqlEnv implements Env {
     let session = pool.get(database);
     if (!session) {
       session = await this.#options.engine.open(database);
+      // close() ran while the database opened (a caller that gave up on the reset): do not keep it.
+      if (this.#closed) {
+        await session.close();
+        throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
+      }
       pool.set(database, session);
     }
     return session;

@@ -163,12 +163,16 @@ function parseStepBody(body: unknown): { action: WireAction; timeout_s?: number 
   }
   const issues: ValidationIssue[] = [];
   const { action, ...rest } = body as Record<string, unknown>;
+  // OpenEnv checks the body's shape first (`action` is a dict), then the action against its model.
+  const isObject = typeof action === 'object' && action !== null && !Array.isArray(action);
   if (action === undefined) {
     issues.push({ type: 'missing', loc: ['body', 'action'], msg: 'field required', input: body });
+  } else if (!isObject) {
+    issues.push({ type: 'dict_type', loc: ['body', 'action'], msg: 'must be a JSON object', input: action });
   }
   const fields = StepFieldsSchema.safeParse(rest);
   if (!fields.success) issues.push(...toValidationIssues(fields.error, rest, ['body']));
-  const parsedAction = action === undefined ? undefined : ActionSchema.safeParse(action);
+  const parsedAction = isObject ? ActionSchema.safeParse(action) : undefined;
   if (parsedAction && !parsedAction.success) issues.push(...toValidationIssues(parsedAction.error, action));
   if (issues.length > 0 || !parsedAction?.success || !fields.success) {
     throw new SessionError('VALIDATION_ERROR', 'invalid step body', { issues });
