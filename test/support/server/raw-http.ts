@@ -16,6 +16,8 @@ export interface RawRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sent as is; `undefined` sends no body at all. */
   readonly body?: string | Buffer;
+  /** Sends the body with chunked transfer encoding (no Content-Length), 16 KiB a chunk. */
+  readonly chunked?: boolean;
   /** Guards against a hang only (generous: the machine is shared). */
   readonly timeoutMs?: number;
 }
@@ -33,7 +35,11 @@ export function rawHttp(baseUrl: string, req: RawRequest): Promise<RawResponse> 
   const url = new URL(req.path, baseUrl);
   const body = req.body === undefined ? undefined : Buffer.from(req.body);
   const headers: Record<string, string> = { ...req.headers };
-  if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) {
+  if (req.chunked) headers['transfer-encoding'] = 'chunked';
+  else if (
+    body !== undefined &&
+    !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')
+  ) {
     headers['content-length'] = String(body.length);
   }
   return new Promise((resolve, reject) => {
@@ -54,7 +60,11 @@ export function rawHttp(baseUrl: string, req: RawRequest): Promise<RawResponse> 
       outgoing.destroy(new Error(`${req.method ?? 'GET'} ${req.path}: no reply in time`)),
     );
     outgoing.on('error', reject);
-    if (body !== undefined) outgoing.write(body);
+    if (body !== undefined && req.chunked) {
+      for (let at = 0; at < body.length; at += 16_384) outgoing.write(body.subarray(at, at + 16_384));
+    } else if (body !== undefined) {
+      outgoing.write(body);
+    }
     outgoing.end();
   });
 }
