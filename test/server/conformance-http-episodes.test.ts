@@ -88,7 +88,7 @@ describe('POST /reset (stateless)', () => {
   });
 
   it('a bad seed → 422 with a FastAPI detail list located at ["body","seed"]', async () => {
-    for (const seed of [-1, 'x', 1.5, null]) {
+    for (const seed of [-1, 'x', 1.5]) {
       const reply = await post('/reset', JSON.stringify({ seed }));
       expect(reply.status, `seed ${JSON.stringify(seed)}`).toBe(422);
       const items = expectValidationList(reply.json);
@@ -112,7 +112,7 @@ describe('POST /reset (stateless)', () => {
   });
 
   it('a body that is not an object → 422; not JSON → 400 INVALID_JSON', async () => {
-    for (const body of ['[]', '"seed"', '42', 'null']) {
+    for (const body of ['[]', '"seed"', '42']) {
       expect((await post('/reset', body)).status, body).toBe(422);
     }
     const broken = await post('/reset', '{"seed": 1');

@@ -116,7 +116,6 @@ describe('hostile traffic', () => {
       ['/reset', '{"task_id":{"$gt":""}}'],
       ['/reset', '{"max_turns":1e309}'],
       ['/reset', '{"episode_id":["a"]}'],
-      ['/reset', '{"dataset":null}'],
       ['/step', '{"action":"SELECT 1"}'],
       ['/step', '{"action":{"code":{"toString":"x"}}}'],
       ['/step', '{"action":{"code":"SELECT 1","metadata":"m"}}'],
