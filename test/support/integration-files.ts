@@ -60,6 +60,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/server/conformance-bash.test.ts',
   'test/server/conformance-http-discovery.test.ts',
   'test/server/conformance-http-episodes.test.ts',
+  'test/server/conformance-lifecycle.test.ts',
   'test/server/conformance-ws.test.ts',
   'test/server/hostile-sessions.test.ts',
   'test/server/hostile-traffic.test.ts',
