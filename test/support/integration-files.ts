@@ -36,6 +36,11 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
+  // The environment server: sessions in real sandboxes.
+  'test/server/session/env-session.bash.test.ts',
+  // The environment server on a loopback port.
+  'test/server/http/http-server.test.ts',
+  'test/server/ws/ws-endpoint.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',

@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { parseAction } from '../../core/action.js';
+import type { Env, Observation, StepResult } from '../../core/env.js';
+import { IntercodeError } from '../../core/errors.js';
+import { TimeLimit } from '../../core/time-limit.js';
+import type { OpenedRun } from '../../harness/run-plan.js';
+import type { RunPool } from './run-pool.js';
+import {
+  parseResetParams,
+  runConfigKey,
+  type ServerEnvDefaults,
+  type SessionRegistries,
+  sessionRunConfig,
+  taskChoice,
+} from './session-config.js';
+import { SessionError } from './session-error.js';
+import {
+  ActionSchema,
+  type ResetParams,
+  type SessionParams,
+  toValidationIssues,
+  type WireAction,
+  type WireObservation,
+  type WireState,
+  type WireStep,
+} from './wire-schemas.js';
+
+/** What a session is made with. */
+export interface EnvSessionOptions {
+  readonly pool: RunPool;
+  readonly registries: SessionRegistries;
+  readonly defaults: ServerEnvDefaults;
+  /** Deadline of one reset or step; past it the env is discarded and replaced at the next reset. */
+  readonly stepTimeoutMs: number;
+  /** Options given when the session was opened (`POST /intercode/sessions`); each reset may override them. */
+  readonly params?: SessionParams;
+}
+
+interface Slot {
+  readonly key: string;
+  readonly run: OpenedRun;
+  readonly env: Env;
+}
+
+interface Episode {
+  readonly id: string;
+  readonly dataset: string;
+  readonly taskId: string;
+  readonly instruction: string;
+  readonly maxTurns: number;
+  readonly limit: TimeLimit;
+  steps: number;
+  done: boolean;
+}
+
+/**
+ * One session of the server = one env slot: the WebSocket connection, the HTTP session, the MCP
+ * session and the stateless HTTP request all play episodes through this class, so they behave alike.
+ * A reset reuses the env when the configuration is the same and replaces it otherwise; a reset or
+ * step past its deadline discards the env (its sandboxes reaped) and the next reset makes a new one.
+ */
+export class EnvSession {
+  readonly id: string = randomUUID();
+  /** ms epoch of the last reset, step or MCP call, for the idle reaper. */
+  lastActivity: number = Date.now();
+  readonly #options: EnvSessionOptions;
+  #slot: Slot | undefined;
+  #episode: Episode | undefined;
+  #busy = false;
+  #closed = false;
+  /** Envs being closed (replaced, discarded): {@link close} waits for them. */
+  readonly #closing = new Set<Promise<void>>();
+
+  constructor(options: EnvSessionOptions) {
+    this.#options = options;
+  }
+
+  /** The options the session was opened with (each reset may override them). */
+  get params(): SessionParams | undefined {
+    return this.#options.params;
+  }
+
+  /** True while a reset or step runs. */
+  get busy(): boolean {
+    return this.#busy;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Marks activity that is not a reset or step (an MCP call), so the idle reaper leaves the session. */
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  /** Starts an episode. `params` are validated here (paths of issues are relative to the params). */
+  async reset(params: ResetParams | Readonly<Record<string, unknown>> = {}): Promise<WireStep> {
+    return this.#exclusive(async () => {
+      const parsed = parseResetParams(params);
+      const merged = { ...this.#options.params, ...parsed.params };
+      const config = sessionRunConfig(merged, this.#options.defaults, this.#options.registries);
+      const run = await this.#options.pool.get(config);
+      const slot = await this.#slotFor(runConfigKey(config), run);
+      const choice = taskChoice(parsed.params, run.dataset.tasks.length);
+      if ('taskId' in choice && !run.dataset.tasks.some((task) => task.id === choice.taskId)) {
+        throw SessionError.validation(
+          ['task_id'],
+          `no task "${choice.taskId}" in ${run.dataset.id}`,
+          choice.taskId,
+        );
+      }
+      if ('index' in choice && choice.index >= run.dataset.tasks.length) {
+        throw SessionError.validation(
+          ['index'],
+          `task index ${choice.index} is out of range 0-${run.dataset.tasks.length - 1} of ${run.dataset.id}`,
+          choice.index,
+        );
+      }
+      const maxTurns = merged.max_turns ?? this.#options.defaults.maxTurns;
+      const limit = new TimeLimit(slot.env, maxTurns);
+      this.#episode = undefined;
+      const { observation, info } = await this.#deadline(limit.reset(choice), 'reset');
+      const episode: Episode = {
+        id: parsed.params.episode_id ?? randomUUID(),
+        dataset: run.dataset.id,
+        taskId: info.taskId,
+        instruction: info.query,
+        maxTurns,
+        limit,
+        steps: 0,
+        done: false,
+      };
+      this.#episode = episode;
+      return {
+        observation: this.#observation(observation, episode, info.query),
+        reward: null,
+        done: false,
+        terminated: false,
+        truncated: false,
+        info: {
+          dataset: episode.dataset,
+          task_id: episode.taskId,
+          index: info.index,
+          episode_id: episode.id,
+          ...(parsed.ignoredKeys.length > 0 ? { ignored_keys: parsed.ignoredKeys } : {}),
+        },
+      };
+    });
+  }
+
+  /** Takes one action. `timeoutMs` lowers the server's step deadline for this step. */
+  async step(action: WireAction | unknown, options: { timeoutMs?: number } = {}): Promise<WireStep> {
+    return this.#exclusive(async () => {
+      const episode = this.#episode;
+      if (!episode) throw new SessionError('NOT_RESET', 'no episode: send a reset first');
+      if (episode.done) throw new SessionError('EPISODE_DONE', 'the episode is done: send a reset first');
+      const parsed = ActionSchema.safeParse(action);
+      if (!parsed.success) {
+        const issues = toValidationIssues(parsed.error, action);
+        throw new SessionError(
+          'VALIDATION_ERROR',
+          `invalid action: ${issues.map((issue) => `${issue.loc.join('.') || 'action'}: ${issue.msg}`).join('; ')}`,
+          { issues },
+        );
+      }
+      const started = performance.now();
+      const result: StepResult = await this.#deadline(
+        episode.limit.step(parseAction(parsed.data.code)),
+        'step',
+        options.timeoutMs,
+      );
+      episode.steps += 1;
+      const done = result.terminated || result.truncated;
+      episode.done = done;
+      const score = result.info.score;
+      return {
+        observation: this.#observation(result.observation, episode, null),
+        reward: result.reward,
+        done,
+        terminated: result.terminated,
+        truncated: result.truncated,
+        info: {
+          admissible: result.info.admissible,
+          ...(score?.parts ? { reward_parts: { ...score.parts } } : {}),
+          ...(score?.scoreLimit ? { score_limit: score.scoreLimit } : {}),
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        },
+      };
+    });
+  }
+
+  state(): WireState {
+    const episode = this.#episode;
+    return {
+      episode_id: episode?.id ?? null,
+      step_count: episode?.steps ?? 0,
+      dataset: episode?.dataset ?? null,
+      task_id: episode?.taskId ?? null,
+      done: episode?.done ?? false,
+      max_turns: episode?.maxTurns ?? this.#options.params?.max_turns ?? this.#options.defaults.maxTurns,
+    };
+  }
+
+  /** The current episode's task (never its gold), or undefined before the first reset. */
+  task(): { dataset: string; taskId: string; instruction: string } | undefined {
+    const episode = this.#episode;
+    return episode
+      ? { dataset: episode.dataset, taskId: episode.taskId, instruction: episode.instruction }
+      : undefined;
+  }
+
+  /** Closes the session and its env (sandboxes reaped); a running step is abandoned. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#episode = undefined;
+      this.#discard();
+    }
+    while (this.#closing.size > 0) await Promise.all([...this.#closing]);
+  }
+
+  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new SessionError('SESSION_NOT_FOUND', `session ${this.id} is closed`);
+    if (this.#busy) throw new SessionError('SESSION_BUSY', 'a request is already running on this session');
+    this.#busy = true;
+    this.lastActivity = Date.now();
+    try {
+      return await work();
+    } catch (error) {
+      throw asWireError(error);
+    } finally {
+      this.#busy = false;
+      this.lastActivity = Date.now();
+    }
+  }
+
+  /** The env of the session for configuration `key`: kept when the key is the same, else replaced. */
+  async #slotFor(key: string, run: OpenedRun): Promise<Slot> {
+    if (this.#slot?.key === key) return this.#slot;
+    this.#discard();
+    const slot = { key, run, env: run.createEnv() };
+    this.#slot = slot;
+    return slot;
+  }
+
+  /** Closes the session's env in the background (close() waits for it) and forgets the episode. */
+  #discard(): void {
+    const slot = this.#slot;
+    this.#slot = undefined;
+    this.#episode = undefined;
+    if (!slot) return;
+    const closing: Promise<void> = slot.env
+      .close()
+      .catch(() => undefined)
+      .finally(() => this.#closing.delete(closing));
+    this.#closing.add(closing);
+  }
+
+  /** Waits for `work` until the deadline; past it the env is discarded and STEP_TIMEOUT thrown. */
+  #deadline<T>(work: Promise<T>, what: 'reset' | 'step', timeoutMs?: number): Promise<T> {
+    const limitMs = Math.min(timeoutMs ?? Number.POSITIVE_INFINITY, this.#options.stepTimeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        work.catch(() => undefined);
+        this.#discard();
+        reject(
+          new SessionError(
+            'STEP_TIMEOUT',
+            `the ${what} did not finish within ${limitMs / 1000} s: the env was discarded, send a reset`,
+          ),
+        );
+      }, limitMs);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  #observation(observation: Observation, episode: Episode, instruction: string | null): WireObservation {
+    if (this.#options.defaults.observationProfile === 'coding') {
+      return { stdout: observation.text, stderr: '', exit_code: observation.exitCode ?? 0 };
+    }
+    return {
+      output: observation.text,
+      exit_code: observation.exitCode ?? null,
+      timed_out: observation.timedOut === true,
+      task_id: episode.taskId,
+      turn: episode.steps,
+      instruction,
+    };
+  }
+}
+
+/** Any failure as a wire error: ours pass through, the env's become EXECUTION_ERROR (one line, no stack). */
+function asWireError(error: unknown): SessionError {
+  if (error instanceof SessionError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = message.split('\n')[0] ?? '';
+  const code = IntercodeError.isInstance(error) ? ` (${error.code})` : '';
+  return new SessionError('EXECUTION_ERROR', `${firstLine}${code}`, { cause: error });
+}
