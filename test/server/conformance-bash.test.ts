@@ -23,6 +23,13 @@ const STEP_TIMEOUT_S = 5;
 
 it.beforeAll(async ({ intercodeServe }) => {
   if (noBwrap) return;
+  // The first reset builds the demo/bash layer into the cache, which takes longer than the short
+  // step deadline below: a server with the default deadline builds it first.
+  const warm = await intercodeServe(['--dataset', 'demo/bash']);
+  const ws = await RawWs.open(warm.wsUrl);
+  expect((await ws.request({ type: 'reset' }, 170_000)).type).toBe('observation');
+  await ws.close();
+  await warm.stop();
   server = await intercodeServe([
     '--dataset',
     'demo/bash',
@@ -31,7 +38,7 @@ it.beforeAll(async ({ intercodeServe }) => {
     '--step-timeout',
     String(STEP_TIMEOUT_S),
   ]);
-}, 180_000);
+}, 300_000);
 
 async function waitSandboxes(count: number, timeoutMs = 30_000): Promise<number> {
   const started = Date.now();
@@ -166,4 +173,37 @@ describe('demo/bash over the wire', () => {
     ).toContain('42');
     expect(await waitSandboxes(baseline)).toBe(baseline);
   });
+
+  it('a reset that misses the deadline (a cold layer build) leaves no sandbox behind', async ({
+    needs,
+    intercodeServe,
+    tempDir,
+  }) => {
+    needs(noBwrap);
+    const cold = await intercodeServe(['--dataset', 'demo/bash', '--step-timeout', '2'], {
+      INTERCODE_CACHE_DIR: tempDir('cold-cache'),
+    });
+    try {
+      const ws = await RawWs.open(cold.wsUrl);
+      expectErrorFrame(await ws.request({ type: 'reset' }, 60_000), 'STEP_TIMEOUT');
+      await ws.close();
+      const started = Date.now();
+      // The abandoned build goes on in the background: watch at least 30 s, then until none is left.
+      let live = cold.sandboxes();
+      let most = live;
+      while ((live !== 0 || Date.now() - started < 30_000) && Date.now() - started < 60_000) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        live = cold.sandboxes();
+        most = Math.max(most, live);
+      }
+      const sessions = (await jsonHttp(cold.url, 'GET', '/intercode/sessions')).json as Json;
+      console.log(
+        `conformance-bash: after a timed-out cold reset: ${live} live sandboxes after ${((Date.now() - started) / 1000).toFixed(1)} s, at most ${most} (server reports ${String(sessions.sandboxes)}, ${String(sessions.active)} sessions)`,
+      );
+      expect(sessions.active).toBe(0);
+      expect(live).toBe(0);
+    } finally {
+      await cold.stop();
+    }
+  }, 300_000);
 });

@@ -192,7 +192,10 @@ describe('POST /step (stateless) and GET /state', () => {
     ] as const) {
       const reply = await post('/step', JSON.stringify(body));
       expect(reply.status, JSON.stringify(body)).toBe(422);
-      expect(expectValidationList(reply.json).map((item) => item.loc)).toContainEqual(loc);
+      expect(
+        expectValidationList(reply.json).map((item) => item.loc),
+        JSON.stringify(body),
+      ).toContainEqual(loc);
     }
   });
 

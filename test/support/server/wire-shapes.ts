@@ -112,9 +112,9 @@ export function expectErrorBody(body: unknown, code: string, extra: readonly str
   return error;
 }
 
-/** A 422 body: `{"detail": [{type, loc, msg, input}, …]}`; returns the list. */
+/** A 422 body: `{"detail": [{type, loc, msg, input}, …]}` (request_id echoed when sent); returns the list. */
 export function expectValidationList(body: unknown): Json[] {
-  expectKeys(body, ['detail']);
+  expectKeys(body, ['detail'], ['request_id']);
   const detail = (body as Json).detail;
   expect(Array.isArray(detail), 'detail is a list').toBe(true);
   const items = detail as Json[];
