@@ -18,20 +18,20 @@ describe('idle timeout', () => {
   it('an idle WS session is closed with 1000 "idle timeout" even while it sends state frames', async ({
     intercodeServe,
   }) => {
-    const server = await intercodeServe(['--dataset', 'demo/sql', '--idle-timeout', '2']);
+    const server = await intercodeServe(['--dataset', 'demo/sql', '--idle-timeout', '5']);
     try {
       const busy = await RawWs.open(server.wsUrl);
       const idle = await RawWs.open(server.wsUrl);
       await busy.request({ type: 'reset' });
       await idle.request({ type: 'reset' });
       const started = Date.now();
-      // `busy` steps every 500 ms and stays; `idle` only asks for its state, which is not activity.
+      // `busy` steps every 250 ms and stays; `idle` only asks for its state, which is not activity.
       while (!idle.isClosed && Date.now() - started < 30_000) {
         const step = await busy.request({ type: 'step', data: { code: 'SELECT 1' } });
         expect(step.type === 'observation' || step.type === 'error').toBe(true);
         if ((step.data as Json).done === true || step.type === 'error') await busy.request({ type: 'reset' });
         idle.sendJson({ type: 'state' });
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
       const closed = await idle.closed;
       const seconds = (Date.now() - started) / 1000;
@@ -85,7 +85,12 @@ describe('graceful shutdown', () => {
     expect(sandboxes).toBeGreaterThanOrEqual(3);
     const result = await server.stop(60_000);
     const closes = await Promise.all(sockets.map((ws) => ws.closed));
-    const left = below.filter((entry) => existsSync(`/proc/${entry.pid}`));
+    // Children killed by their parent-death signal may take a moment to go.
+    let left = below.filter((entry) => existsSync(`/proc/${entry.pid}`));
+    for (let wait = 0; left.length > 0 && wait < 50; wait += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left = left.filter((entry) => existsSync(`/proc/${entry.pid}`));
+    }
     console.log(
       `conformance-lifecycle: SIGTERM with ${sandboxes} sandboxes → exit ${String(result.status ?? result.signal)}, ` +
         `WS closes ${closes.map((c) => c.code).join(', ')}, ${left.length} of ${below.length} child processes left`,
