@@ -151,6 +151,25 @@ describe('POST /mcp (openenv validate posts {})', () => {
   });
 });
 
+describe('openenv validate (reference §7): every criterion at once', () => {
+  it('openapi version string (1.x), health healthy, metadata name+description, schema objects, /mcp {} → 200 JSON-RPC, simulation paths', async () => {
+    const openapi = (await get('/openapi.json')).json as { info: { version: unknown }; paths: Json };
+    expect(openapi.info.version).toMatch(/^1\./);
+    const health = await get('/health');
+    expect([health.status, (health.json as Json).status]).toEqual([200, 'healthy']);
+    const meta = (await get('/metadata')).json as Json;
+    expect([typeof meta.name, typeof meta.description]).toEqual(['string', 'string']);
+    const schema = (await get('/schema')).json as Json;
+    for (const part of ['action', 'observation', 'state']) {
+      expect(typeof schema[part] === 'object' && schema[part] !== null, part).toBe(true);
+    }
+    const mcp = await jsonHttp(server.url, 'POST', '/mcp', {});
+    expect([mcp.status, (mcp.json as Json).jsonrpc]).toEqual([200, '2.0']);
+    const simulation = ['/reset', '/step', '/state'].filter((path) => path in openapi.paths);
+    expect(simulation).toEqual(['/reset', '/step', '/state']);
+  });
+});
+
 describe('the /intercode/ extensions: listings, capacity, readiness', () => {
   it('GET /intercode/datasets lists demo/sql with its env, task count and cache state', async () => {
     const reply = await get('/intercode/datasets');
