@@ -116,6 +116,23 @@ export type {
   SandboxStats,
   ShellSession,
 } from './sandbox/sandbox.js';
+// The environment server (OpenEnv protocol) and its wire types.
+export type { McpCallContext, McpGateway } from './server/app/mcp-gateway.js';
+export type { ServerOptions } from './server/app/server-options.js';
+export { type RunningServer, startServer } from './server/app/start-server.js';
+export type { EnvSession } from './server/session/env-session.js';
+export { SessionError, type WireErrorCode } from './server/session/session-error.js';
+export type { SessionHost } from './server/session/session-host.js';
+export type {
+  ObservationProfile,
+  ResetParams,
+  SessionParams,
+  ValidationIssue,
+  WireAction,
+  WireObservation,
+  WireState,
+  WireStep,
+} from './server/session/wire-schemas.js';
 // SQL engines.
 export { createSqlEngine } from './sql/engine/create-sql-engine.js';
 export type { QueryOptions, QueryOutcome, SqlEngine, SqlSession } from './sql/engine/sql-engine.js';

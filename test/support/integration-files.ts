@@ -18,6 +18,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.sql-server-failure.test.ts',
   'test/cli/commands/run-command.sql.test.ts',
   'test/cli/commands/run-command.replay-model.test.ts',
+  'test/cli/commands/serve-command.test.ts',
   'test/examples/node-repl.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',

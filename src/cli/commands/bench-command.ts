@@ -14,10 +14,11 @@ import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import type { RunConfig } from '../../harness/run-config.js';
 import { planRun, type RunPlan } from '../../harness/run-plan.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
+import { runServerBench } from '../../server/bench/server-bench.js';
 import { SQL_ENGINES, type SqlEngineName } from '../../sql/engine/sql-engine-name.js';
 import { backendNames, imageOption, listOf, positiveInteger } from '../options.js';
 
-const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm'] as const;
+const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server'] as const;
 
 interface BenchFlags {
   json?: string;
@@ -218,6 +219,16 @@ export function registerBench(program: Command): void {
           }
         }
         if (groups.has('llm')) figures.push(...(await benchLlm(samples, progressOf('llm'))));
+        if (groups.has('server')) {
+          figures.push(
+            ...(await runServerBench({
+              samples: samples * 20,
+              sessions: samples * 2,
+              idleSessions: 20,
+              onProgress: progressOf('server'),
+            })),
+          );
+        }
         for (const sql of sqlPlans) {
           const engine = sql.config.sql?.engine ?? 'sqlite';
           figures.push(

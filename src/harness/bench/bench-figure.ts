@@ -11,7 +11,7 @@ export interface BenchFigure {
   readonly backend: string;
   readonly group: string;
   readonly name: string;
-  readonly unit: 'ms' | 'MiB' | 'count' | 'episodes/s' | 's';
+  readonly unit: 'ms' | 'MiB' | 'count' | 'episodes/s' | 'sessions/s' | 's';
   readonly n: number;
   readonly p50: number;
   readonly p95: number;

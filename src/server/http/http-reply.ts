@@ -34,5 +34,7 @@ export function sendError(response: ServerResponse, thrown: unknown, requestId?:
     response.destroy();
     return;
   }
+  // The rest of an oversized body is not read: the connection cannot carry another request.
+  if (error.code === 'PAYLOAD_TOO_LARGE') response.setHeader('connection', 'close');
   sendJson(response, HTTP_STATUS_OF[error.code], errorBody(error, requestId));
 }
