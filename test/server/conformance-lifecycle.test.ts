@@ -36,7 +36,7 @@ describe('idle timeout', () => {
       const closed = await idle.closed;
       const seconds = (Date.now() - started) / 1000;
       console.log(
-        `conformance-lifecycle: idle WS session closed after ${seconds.toFixed(1)} s (idle timeout 2 s)`,
+        `conformance-lifecycle: idle WS session closed after ${seconds.toFixed(1)} s (idle timeout 5 s)`,
       );
       expect(closed).toEqual({ code: 1000, reason: 'idle timeout' });
       expect(busy.isClosed).toBe(false);
