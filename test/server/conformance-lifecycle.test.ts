@@ -68,6 +68,36 @@ describe('idle timeout', () => {
   }, 120_000);
 });
 
+describe('keepalive', () => {
+  it('the server pings every 20 s; a peer that never answers is dropped, one that does stays', async ({
+    intercodeServe,
+  }) => {
+    const server = await intercodeServe(['--dataset', 'demo/sql']);
+    try {
+      const answering = await RawWs.open(server.wsUrl);
+      const silent = await RawWs.open(server.wsUrl, {}, { autoPong: false });
+      const started = Date.now();
+      const closed = await Promise.race([
+        silent.closed,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 120_000)),
+      ]);
+      const seconds = (Date.now() - started) / 1000;
+      console.log(
+        `conformance-lifecycle: pong-less peer dropped after ${seconds.toFixed(1)} s (code ${String(closed?.code)}); the answering peer got ${answering.pings} pings`,
+      );
+      expect(closed, 'the silent peer was dropped').toBeDefined();
+      expect(silent.pings).toBeGreaterThanOrEqual(1);
+      expect(answering.pings).toBeGreaterThanOrEqual(2);
+      expect(answering.isClosed).toBe(false);
+      expect((await answering.request({ type: 'state' })).type).toBe('state');
+      expect(((await jsonHttp(server.url, 'GET', '/intercode/sessions')).json as Json).active).toBe(1);
+      await answering.close();
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+});
+
 describe('graceful shutdown', () => {
   it('SIGTERM: open WS sessions get close 1001, every sandbox is reaped, exit 0', async ({
     intercodeServe,

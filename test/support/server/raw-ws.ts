@@ -31,6 +31,7 @@ export class RawWs {
   readonly #frames: WsFrame[] = [];
   readonly #waiters: ((frame: WsFrame | undefined) => void)[] = [];
   #closed: WsClosed | undefined;
+  #pings = 0;
   readonly closed: Promise<WsClosed>;
 
   private constructor(socket: WebSocket) {
@@ -55,22 +56,28 @@ export class RawWs {
         resolve(this.#closed);
       });
     });
+    socket.on('ping', () => {
+      this.#pings += 1;
+    });
     socket.on('error', () => {
       // A reset connection ends in 'close' (1006); the tests read that.
     });
   }
 
-  /** Opens `url` (ws://…/ws); rejects with WsRefused when the upgrade is answered with a status. */
+  /**
+   * Opens `url` (ws://…/ws); rejects with WsRefused when the upgrade is answered with a status.
+   * `autoPong: false` makes a peer that never answers the server's pings.
+   */
   static open(
     url: string,
     headers: Readonly<Record<string, string>> = {},
-    maxPayload?: number,
+    options: { autoPong?: boolean } = {},
   ): Promise<RawWs> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, {
         headers,
         handshakeTimeout: 30_000,
-        ...(maxPayload === undefined ? {} : { maxPayload }),
+        autoPong: options.autoPong ?? true,
       });
       const raw = new RawWs(socket);
       socket.once('open', () => resolve(raw));
@@ -131,6 +138,11 @@ export class RawWs {
   /** Frames received and not read yet. */
   get pending(): number {
     return this.#frames.length;
+  }
+
+  /** Pings received from the server so far. */
+  get pings(): number {
+    return this.#pings;
   }
 
   /** Whether the socket has closed. */
