@@ -42,6 +42,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   // The environment server on a loopback port.
   'test/server/http/http-server.test.ts',
   'test/server/ws/ws-endpoint.test.ts',
+  'test/server/ws/ws-sessions.bash.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',

@@ -13,6 +13,12 @@ export interface ServerOptions {
   readonly token?: string;
   /** Default: min(32 × cores, free memory / 192 MiB), at least 1. */
   readonly maxSessions?: number;
+  /**
+   * Resets and steps running at once, all sessions together (default 2 × cores); the others wait in
+   * turn, within their step deadline, so that commands do not pass their action time limit on a busy
+   * machine.
+   */
+  readonly maxConcurrentSteps?: number;
   /** Default 600 s. */
   readonly idleTimeoutMs?: number;
   /** Deadline of one reset or step, default 50 s (below OpenEnv clients' 60 s reply timeout). */

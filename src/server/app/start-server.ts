@@ -76,6 +76,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxSessions,
     idleTimeoutMs: limits.idleTimeoutMs,
     stepTimeoutMs: limits.stepTimeoutMs,
+    ...(options.maxConcurrentSteps !== undefined ? { maxConcurrentSteps: options.maxConcurrentSteps } : {}),
     ...(options.registries ? { registries: options.registries } : {}),
   });
   try {
@@ -207,6 +208,10 @@ function checkOptions(
     throw new UsageError(
       `--max-message-bytes must be an integer of at least 1024, got ${limits.maxMessageBytes}`,
     );
+  }
+  const steps = options.maxConcurrentSteps;
+  if (steps !== undefined && (!Number.isInteger(steps) || steps < 1)) {
+    throw new UsageError(`maxConcurrentSteps must be a positive integer, got ${steps}`);
   }
   if (!(limits.pingIntervalMs > 0)) throw new UsageError('the ping interval must be positive');
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;

@@ -4,6 +4,7 @@ import type { Env, Observation, StepResult } from '../../core/env.js';
 import { IntercodeError } from '../../core/errors.js';
 import { TimeLimit } from '../../core/time-limit.js';
 import type { OpenedRun } from '../../harness/run-plan.js';
+import type { ExecutionSlots } from './execution-slots.js';
 import type { RunPool } from './run-pool.js';
 import {
   parseResetParams,
@@ -32,6 +33,8 @@ export interface EnvSessionOptions {
   readonly defaults: ServerEnvDefaults;
   /** Deadline of one reset or step; past it the env is discarded and replaced at the next reset. */
   readonly stepTimeoutMs: number;
+  /** Shared by every session of the server: how many resets and steps run at once. */
+  readonly slots?: ExecutionSlots;
   /** Options given when the session was opened (`POST /intercode/sessions`); each reset may override them. */
   readonly params?: SessionParams;
 }
@@ -120,7 +123,7 @@ export class EnvSession {
       const maxTurns = merged.max_turns ?? this.#options.defaults.maxTurns;
       const limit = new TimeLimit(slot.env, maxTurns);
       this.#episode = undefined;
-      const { observation, info } = await this.#deadline(limit.reset(choice), 'reset');
+      const { observation, info } = await this.#deadline(() => limit.reset(choice), 'reset');
       const episode: Episode = {
         id: parsed.params.episode_id ?? randomUUID(),
         dataset: run.dataset.id,
@@ -166,7 +169,7 @@ export class EnvSession {
       }
       const started = performance.now();
       const result: StepResult = await this.#deadline(
-        episode.limit.step(parseAction(parsed.data.code)),
+        () => episode.limit.step(parseAction(parsed.data.code)),
         'step',
         options.timeoutMs,
       );
@@ -257,13 +260,21 @@ export class EnvSession {
     this.#closing.add(closing);
   }
 
-  /** Waits for `work` until the deadline; past it the env is discarded and STEP_TIMEOUT thrown. */
-  #deadline<T>(work: Promise<T>, what: 'reset' | 'step', timeoutMs?: number): Promise<T> {
+  /**
+   * Runs `work` in an execution slot and waits for it until the deadline (queueing time included, so
+   * a reply always comes before the client's own timeout); past it the env is discarded and
+   * STEP_TIMEOUT thrown (an operation still queued then never runs).
+   */
+  #deadline<T>(work: () => Promise<T>, what: 'reset' | 'step', timeoutMs?: number): Promise<T> {
     const limitMs = Math.min(timeoutMs ?? Number.POSITIVE_INFINITY, this.#options.stepTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
+    let expired = false;
+    const slots = this.#options.slots;
+    const running = slots ? slots.run(work, () => expired) : work();
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
-        work.catch(() => undefined);
+        expired = true;
+        running.catch(() => undefined);
         this.#discard();
         reject(
           new SessionError(
@@ -273,7 +284,7 @@ export class EnvSession {
         );
       }, limitMs);
     });
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+    return Promise.race([running, deadline]).finally(() => clearTimeout(timer));
   }
 
   #observation(observation: Observation, episode: Episode, instruction: string | null): WireObservation {

@@ -1,6 +1,8 @@
+import { availableParallelism } from 'node:os';
 import { createDatasetRegistry } from '../../datasets/dataset-registry.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import { EnvSession } from './env-session.js';
+import { ExecutionSlots } from './execution-slots.js';
 import { RunPool } from './run-pool.js';
 import type { ServerEnvDefaults, SessionRegistries } from './session-config.js';
 import { SessionRegistry } from './session-registry.js';
@@ -12,6 +14,8 @@ export interface SessionHostOptions {
   readonly idleTimeoutMs: number;
   /** Deadline of one reset or step. */
   readonly stepTimeoutMs: number;
+  /** Resets and steps running at once, all sessions together (default 2 × cores). */
+  readonly maxConcurrentSteps?: number;
   /** Default: the built-in datasets and environments. */
   readonly registries?: SessionRegistries;
 }
@@ -27,12 +31,14 @@ export class SessionHost {
   readonly pool: RunPool;
   readonly sessions: SessionRegistry;
   readonly stepTimeoutMs: number;
+  readonly slots: ExecutionSlots;
 
   constructor(options: SessionHostOptions) {
     this.defaults = options.defaults;
     this.stepTimeoutMs = options.stepTimeoutMs;
     this.registries = options.registries ?? { datasets: createDatasetRegistry(), envs: createEnvRegistry() };
     this.pool = new RunPool(this.registries);
+    this.slots = new ExecutionSlots(options.maxConcurrentSteps ?? 2 * availableParallelism());
     this.sessions = new SessionRegistry({
       maxSessions: options.maxSessions,
       idleTimeoutMs: options.idleTimeoutMs,
@@ -47,6 +53,7 @@ export class SessionHost {
       registries: this.registries,
       defaults: this.defaults,
       stepTimeoutMs: this.stepTimeoutMs,
+      slots: this.slots,
       ...(params ? { params } : {}),
     });
   }

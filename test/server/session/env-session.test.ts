@@ -171,7 +171,7 @@ describe('EnvSession on demo/sql', () => {
     await session.reset({});
     const missing = await failure(session.step({}));
     expect(missing.issues).toEqual([
-      { type: 'missing', loc: ['code'], msg: 'field required', input: undefined },
+      { type: 'missing', loc: ['code'], msg: 'field required', input: {} },
     ]);
     const wrongType = await failure(session.step({ code: 5 }));
     expect(wrongType.issues?.[0]).toMatchObject({ loc: ['code'], input: 5 });
