@@ -102,11 +102,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   addOpenEnvRoutes(table, context);
   addIntercodeRoutes(table, context);
   addMcpRoute(table, context);
-  const server = createServer({ keepAlive: true }, httpDispatcher(table, context));
-  // Slowloris: a request must send its headers within 10 s and finish within 30 s.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  (server as Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1000;
+  // Slowloris: a request must send its headers within 10 s and finish within 30 s; connections are
+  // checked every second (the interval is fixed when the server is made).
+  const server = createServer(
+    { keepAlive: true, headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1000 },
+    httpDispatcher(table, context),
+  );
   const ws = attachWsEndpoint(server, context);
   let bound: number;
   try {
@@ -169,7 +170,7 @@ async function openDefaultRun(host: SessionHost): Promise<void> {
       },
       host.registries,
     );
-    await host.pool.get(config);
+    await host.pool.pin(config);
   } catch (error) {
     // A refused setting is the operator's: one line naming the flag, as the CLI gives it.
     if (error instanceof SessionError) throw new UsageError(error.message);

@@ -3,9 +3,9 @@ import { parseAction } from '../../core/action.js';
 import type { Env, Observation, StepResult } from '../../core/env.js';
 import { IntercodeError } from '../../core/errors.js';
 import { TimeLimit } from '../../core/time-limit.js';
-import type { OpenedRun } from '../../harness/run-plan.js';
+import type { RunConfig } from '../../harness/run-config.js';
 import type { ExecutionSlots } from './execution-slots.js';
-import type { RunPool } from './run-pool.js';
+import type { RunLease, RunPool } from './run-pool.js';
 import {
   parseResetParams,
   runConfigKey,
@@ -41,7 +41,7 @@ export interface EnvSessionOptions {
 
 interface Slot {
   readonly key: string;
-  readonly run: OpenedRun;
+  readonly lease: RunLease;
   readonly env: Env;
 }
 
@@ -103,8 +103,8 @@ export class EnvSession {
       const parsed = parseResetParams(params);
       const merged = { ...this.#options.params, ...parsed.params };
       const config = sessionRunConfig(merged, this.#options.defaults, this.#options.registries);
-      const run = await this.#options.pool.get(config);
-      const slot = await this.#slotFor(runConfigKey(config), run);
+      const slot = await this.#slotFor(runConfigKey(config), config);
+      const run = slot.lease.run;
       const choice = taskChoice(parsed.params, run.dataset.tasks.length);
       if ('taskId' in choice && !run.dataset.tasks.some((task) => task.id === choice.taskId)) {
         throw SessionError.validation(
@@ -239,10 +239,22 @@ export class EnvSession {
   }
 
   /** The env of the session for configuration `key`: kept when the key is the same, else replaced. */
-  async #slotFor(key: string, run: OpenedRun): Promise<Slot> {
+  async #slotFor(key: string, config: RunConfig): Promise<Slot> {
     if (this.#slot?.key === key) return this.#slot;
+    const lease = await this.#options.pool.acquire(config);
+    if (this.#closed) {
+      lease.release();
+      throw new SessionError('SESSION_NOT_FOUND', `session ${this.id} was closed during its reset`);
+    }
     this.#discard();
-    const slot = { key, run, env: run.createEnv() };
+    let env: Env;
+    try {
+      env = lease.run.createEnv();
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    const slot = { key, lease, env };
     this.#slot = slot;
     return slot;
   }
@@ -256,7 +268,10 @@ export class EnvSession {
     const closing: Promise<void> = slot.env
       .close()
       .catch(() => undefined)
-      .finally(() => this.#closing.delete(closing));
+      .finally(() => {
+        slot.lease.release();
+        this.#closing.delete(closing);
+      });
     this.#closing.add(closing);
   }
 

@@ -3,20 +3,38 @@ import type { RunConfig } from '../../harness/run-config.js';
 import { type OpenedRun, planRun } from '../../harness/run-plan.js';
 import { asSetupValidation, runConfigKey, type SessionRegistries } from './session-config.js';
 
+/** A run in use: `release` once its env is closed. */
+export interface RunLease {
+  readonly run: OpenedRun;
+  release(): void;
+}
+
+interface Entry {
+  readonly run: Promise<OpenedRun>;
+  refs: number;
+  pinned: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /**
  * The opened runs sessions make their envs from: one {@link OpenedRun} per distinct configuration,
- * opened on first use (concurrent requests for the same one wait for the same open), kept open while
- * the server runs (a database server or a sandbox provider is shared by every session of it), and
- * closed by {@link closeAll}. A dataset is loaded once, whatever the configurations that use it.
+ * opened on first use (concurrent requests for the same one wait for the same open) and shared by
+ * every session of it (a database server, a sandbox provider). A run no session holds is closed after
+ * `unusedRunKeepMs`, except the pinned one (the server's default configuration), so that clients
+ * choosing other configurations cannot pile up database servers; {@link closeAll} closes the rest.
+ * A dataset is loaded once, whatever the configurations that use it.
  */
 export class RunPool {
   readonly #registries: SessionRegistries;
-  readonly #runs = new Map<string, Promise<OpenedRun>>();
+  readonly #keepMs: number;
+  readonly #runs = new Map<string, Entry>();
   readonly #datasets = new Map<string, Promise<Dataset>>();
+  readonly #closing = new Set<Promise<void>>();
   #closed = false;
 
-  constructor(registries: SessionRegistries) {
+  constructor(registries: SessionRegistries, options: { unusedRunKeepMs?: number } = {}) {
     this.#registries = registries;
+    this.#keepMs = options.unusedRunKeepMs ?? 60_000;
   }
 
   /** Configurations opened (or being opened). */
@@ -25,21 +43,68 @@ export class RunPool {
   }
 
   /**
-   * The opened run of `config`. A configuration the run-setup checks refuse is a validation error
-   * (`loc` prefixes its path); a failed open is not remembered, so the next request tries again.
+   * The opened run of `config`, held until `release()`. A configuration the run-setup checks refuse
+   * is a validation error (`loc` prefixes its path); a failed open is not remembered.
    */
-  get(config: RunConfig, loc: readonly string[] = []): Promise<OpenedRun> {
-    if (this.#closed) return Promise.reject(new Error('the server is shutting down'));
+  async acquire(config: RunConfig, loc: readonly string[] = []): Promise<RunLease> {
+    if (this.#closed) throw new Error('the server is shutting down');
     const key = runConfigKey(config);
-    let run = this.#runs.get(key);
-    if (!run) {
-      run = this.#open(config, loc);
-      this.#runs.set(key, run);
+    let entry = this.#runs.get(key);
+    if (!entry) {
+      const run = this.#open(config, loc);
+      const created: Entry = { run, refs: 0, pinned: false, timer: undefined };
+      entry = created;
+      this.#runs.set(key, created);
       run.catch(() => {
-        if (this.#runs.get(key) === run) this.#runs.delete(key);
+        if (this.#runs.get(key) === created) this.#runs.delete(key);
       });
     }
-    return run;
+    const held = entry;
+    held.refs += 1;
+    clearTimeout(held.timer);
+    held.timer = undefined;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      held.refs -= 1;
+      if (held.refs === 0 && !held.pinned && !this.#closed) {
+        held.timer = setTimeout(() => this.#evict(key, held), this.#keepMs);
+        held.timer.unref();
+      }
+    };
+    try {
+      return { run: await held.run, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Opens (if needed) the run of `config` without holding it: a check that the configuration works. */
+  async get(config: RunConfig, loc: readonly string[] = []): Promise<OpenedRun> {
+    const lease = await this.acquire(config, loc);
+    lease.release();
+    return lease.run;
+  }
+
+  /** Opens the run of `config` and keeps it open until {@link closeAll} (the server's default). */
+  async pin(config: RunConfig, loc: readonly string[] = []): Promise<OpenedRun> {
+    const lease = await this.acquire(config, loc);
+    const entry = this.#runs.get(runConfigKey(config));
+    if (entry) entry.pinned = true;
+    lease.release();
+    return lease.run;
+  }
+
+  #evict(key: string, entry: Entry): void {
+    if (this.#runs.get(key) !== entry || entry.refs > 0 || entry.pinned) return;
+    this.#runs.delete(key);
+    const closing: Promise<void> = entry.run
+      .then((run) => run.close())
+      .catch(() => undefined)
+      .finally(() => this.#closing.delete(closing));
+    this.#closing.add(closing);
   }
 
   async #open(config: RunConfig, loc: readonly string[]): Promise<OpenedRun> {
@@ -79,13 +144,15 @@ export class RunPool {
   /** Closes every opened run (database servers stopped, sandbox providers closed). Idempotent. */
   async closeAll(): Promise<void> {
     this.#closed = true;
-    const runs = [...this.#runs.values()];
+    const entries = [...this.#runs.values()];
     this.#runs.clear();
     await Promise.all(
-      runs.map(async (pending) => {
-        const run = await pending.catch(() => undefined);
+      entries.map(async (entry) => {
+        clearTimeout(entry.timer);
+        const run = await entry.run.catch(() => undefined);
         await run?.close();
       }),
     );
+    while (this.#closing.size > 0) await Promise.all([...this.#closing]);
   }
 }

@@ -112,6 +112,14 @@ export function sessionRunConfig(
       dataset,
     );
   }
+  if (params.image?.startsWith('dir:')) {
+    // A host directory as the sandbox root would hand the client any folder of the server's machine.
+    throw SessionError.validation(
+      [...loc, 'image'],
+      `image "${params.image}" is a folder of the server's machine: only its operator can choose one (intercode serve --image)`,
+      params.image,
+    );
+  }
   const envName = registries.datasets.get(dataset).env;
   const kind = registries.envs.has(envName) ? registries.envs.get(envName).kind : undefined;
   const fromServer = (value: string | undefined, applies: boolean) => (applies ? value : undefined);

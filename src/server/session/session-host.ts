@@ -14,6 +14,8 @@ export interface SessionHostOptions {
   readonly idleTimeoutMs: number;
   /** Deadline of one reset or step. */
   readonly stepTimeoutMs: number;
+  /** How long a run no session uses stays open (default 60 s; the pinned default run stays). */
+  readonly unusedRunKeepMs?: number;
   /** Resets and steps running at once, all sessions together (default 2 × cores). */
   readonly maxConcurrentSteps?: number;
   /** Default: the built-in datasets and environments. */
@@ -37,7 +39,10 @@ export class SessionHost {
     this.defaults = options.defaults;
     this.stepTimeoutMs = options.stepTimeoutMs;
     this.registries = options.registries ?? { datasets: createDatasetRegistry(), envs: createEnvRegistry() };
-    this.pool = new RunPool(this.registries);
+    this.pool = new RunPool(
+      this.registries,
+      options.unusedRunKeepMs !== undefined ? { unusedRunKeepMs: options.unusedRunKeepMs } : {},
+    );
     this.slots = new ExecutionSlots(options.maxConcurrentSteps ?? 2 * availableParallelism());
     this.sessions = new SessionRegistry({
       maxSessions: options.maxSessions,

@@ -118,6 +118,11 @@ describe('EnvSession on demo/sql', () => {
     );
     const sqlOnBash = await failure(session.reset({ dataset: 'demo/bash', engine: 'sqlite' }));
     expect(sqlOnBash.message).toBe('--engine: it applies to the sql environment only, not bash');
+    const folder = await failure(session.reset({ dataset: 'demo/bash', image: 'dir:/' }));
+    expect(folder.issues?.[0]).toMatchObject({
+      loc: ['image'],
+      msg: expect.stringContaining('only its operator'),
+    });
     const engine = await failure(session.reset({ engine: 'oracle' }));
     expect(engine.message).toContain('unknown engine "oracle"');
     await session.close();
@@ -170,9 +175,7 @@ describe('EnvSession on demo/sql', () => {
     expect((await failure(session.step({ code: 'SELECT 1' }))).code).toBe('NOT_RESET');
     await session.reset({});
     const missing = await failure(session.step({}));
-    expect(missing.issues).toEqual([
-      { type: 'missing', loc: ['code'], msg: 'field required', input: {} },
-    ]);
+    expect(missing.issues).toEqual([{ type: 'missing', loc: ['code'], msg: 'field required', input: {} }]);
     const wrongType = await failure(session.step({ code: 5 }));
     expect(wrongType.issues?.[0]).toMatchObject({ loc: ['code'], input: 5 });
     const extra = await failure(session.step({ code: 'SELECT 1', tool: 'x' }));
@@ -214,5 +217,23 @@ describe('EnvSession on demo/sql', () => {
     expect(h.pool.size).toBe(2);
     expect(a.task()).toMatchObject({ dataset: 'demo/sql', taskId: first.id });
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('closes a run no session uses after the keep time, but never the pinned one', async ({ cache }) => {
+    expect(cache).toBeTruthy();
+    const h = sqlHost({ unusedRunKeepMs: 50 });
+    await h.pool.pin({ dataset: 'demo/sql' });
+    const session = h.createSession();
+    await session.reset({ handicap: true });
+    expect(h.pool.size).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.pool.size).toBe(2);
+    await session.reset({});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.pool.size).toBe(1);
+    expect((await session.step({ code: 'SELECT 1' })).info.admissible).toBe(true);
+    await session.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.pool.size).toBe(1);
   });
 });
