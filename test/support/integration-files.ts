@@ -67,4 +67,13 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sql/engine/postgres/postgres-privileges.test.ts',
   // The Python client against a real intercode serve.
   'test/clients/python-client.test.ts',
+  // `intercode serve` started from the CLI: the protocol conformance and hostile-traffic suites.
+  'test/server/conformance-auth-options.test.ts',
+  'test/server/conformance-bash.test.ts',
+  'test/server/conformance-http-discovery.test.ts',
+  'test/server/conformance-http-episodes.test.ts',
+  'test/server/conformance-lifecycle.test.ts',
+  'test/server/conformance-ws.test.ts',
+  'test/server/hostile-sessions.test.ts',
+  'test/server/hostile-traffic.test.ts',
 ];
