@@ -6,7 +6,7 @@ import { UsageError } from '../../core/errors.js';
 import { planRun } from '../../harness/run-plan.js';
 import { createMcpServer } from '../../server/mcp/create-mcp-server.js';
 import { LibraryEpisode } from '../../server/mcp/library-episode.js';
-import { RunRecorder } from '../../server/mcp/run-recorder.js';
+import { RunRecorder } from '../../server/run-recorder.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
 import { addEnvOptions, type EnvFlags, positiveInteger, runConfigOf } from '../options.js';
 

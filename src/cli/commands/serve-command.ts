@@ -27,6 +27,8 @@ interface ServeFlags {
   engine?: string;
   dbUrl?: string;
   observationProfile: ObservationProfile;
+  out?: string;
+  append?: boolean;
   json?: boolean;
 }
 
@@ -100,6 +102,11 @@ export function registerServe(program: Command): void {
         .choices(OBSERVATION_PROFILES)
         .default('default'),
     )
+    .option(
+      '--out <dir>',
+      'record every episode played: <dir>/<dataset>[-<setting>]/episodes.jsonl and summary.json, as intercode run writes',
+    )
+    .option('--append', 'with --out: add to run directories that already hold episodes (else refused)')
     .option('--json', 'print the listening line as JSON')
     .action(async (flags: ServeFlags) => {
       const token = fromEnv(flags.token, 'INTERCODE_SERVER_TOKEN', (value) => value);
@@ -126,6 +133,8 @@ export function registerServe(program: Command): void {
         ...(flags.engine !== undefined ? { engine: flags.engine } : {}),
         ...(flags.dbUrl !== undefined ? { dbUrl: flags.dbUrl } : {}),
         observationProfile: flags.observationProfile,
+        ...(flags.out !== undefined ? { outDir: flags.out } : {}),
+        ...(flags.append ? { append: true } : {}),
       });
       const wsUrl = `${server.url.replace(/^http/, 'ws')}/ws`;
       process.stdout.write(
@@ -139,6 +148,9 @@ export function registerServe(program: Command): void {
       });
       await server.close();
       if (!flags.json) process.stderr.write('intercode serve: stopped; every session closed\n');
+      if (!flags.json && server.recorder) {
+        process.stderr.write(`intercode serve: episodes recorded in ${server.recorder.outDir}\n`);
+      }
       process.exitCode = 0;
     });
 }

@@ -41,6 +41,13 @@ export interface ServerOptions {
   readonly mcp?: McpGateway;
   /** Default: the built-in datasets and environments. */
   readonly registries?: SessionRegistries;
+  /**
+   * Record every episode played through the server in run directories under this folder
+   * (`<dataset-slug>[-<setting>]/episodes.jsonl` and `summary.json`); default: nothing recorded.
+   */
+  readonly outDir?: string;
+  /** With `outDir`: add to run directories that already hold episodes (else refused at start). */
+  readonly append?: boolean;
 }
 
 export const DEFAULT_PORT = 8000;

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { IntercodeError, UsageError } from '../../core/errors.js';
+import { createDatasetRegistry } from '../../datasets/dataset-registry.js';
+import { createEnvRegistry } from '../../envs/env-registry.js';
 import type { RunConfig } from '../../harness/run-config.js';
 import { planRun } from '../../harness/run-plan.js';
 import { httpDispatcher } from '../http/http-dispatcher.js';
@@ -9,6 +11,7 @@ import { addMcpRoute } from '../http/mcp-route.js';
 import { addOpenEnvRoutes } from '../http/openenv-routes.js';
 import { RouteTable } from '../http/route-table.js';
 import { McpToolGateway } from '../mcp/mcp-tool-gateway.js';
+import type { ServerEnvDefaults } from '../session/session-config.js';
 import { sessionRunConfig } from '../session/session-config.js';
 import { SessionError } from '../session/session-error.js';
 import { SessionHost } from '../session/session-host.js';
@@ -16,6 +19,7 @@ import { OBSERVATION_PROFILES } from '../session/wire-schemas.js';
 import { attachWsEndpoint } from '../ws/ws-endpoint.js';
 import { liveSandboxCount } from './live-sandboxes.js';
 import type { McpGateway } from './mcp-gateway.js';
+import { ServeRecorder } from './serve-recorder.js';
 import type { ServerContext, ServerLimits } from './server-context.js';
 import {
   DEFAULT_DATASET,
@@ -40,6 +44,8 @@ export interface RunningServer {
   readonly maxSessions: number;
   /** The session layer (for tests and embedding: counts, sessions). */
   readonly sessions: SessionHost;
+  /** The run directories of `outDir`, when episodes are recorded. */
+  readonly recorder: ServeRecorder | undefined;
   /**
    * Graceful stop: no new connections, every session closed (WS close 1001), every opened run
    * closed and every sandbox reaped. Idempotent.
@@ -64,26 +70,37 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
   const maxSessions = options.maxSessions ?? defaultMaxSessions();
   checkOptions(options, { host, port, maxSessions, limits });
+  const defaults: ServerEnvDefaults = {
+    dataset: options.dataset ?? DEFAULT_DATASET,
+    maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
+    observationProfile: options.observationProfile ?? 'default',
+    ...(options.backend !== undefined ? { backend: options.backend } : {}),
+    ...(options.image !== undefined ? { image: options.image } : {}),
+    ...(options.engine !== undefined ? { engine: options.engine } : {}),
+    ...(options.dbUrl !== undefined ? { dbUrl: options.dbUrl } : {}),
+  };
+  const registries = options.registries ?? { datasets: createDatasetRegistry(), envs: createEnvRegistry() };
+  if (options.append && options.outDir === undefined) throw new UsageError('--append needs --out');
+  if (options.outDir !== undefined && options.outDir.trim() === '')
+    throw new UsageError('--out must not be empty');
+  const recorder =
+    options.outDir !== undefined
+      ? new ServeRecorder(options.outDir, { append: options.append === true, defaults, registries })
+      : undefined;
   const sessionHost = new SessionHost({
-    defaults: {
-      dataset: options.dataset ?? DEFAULT_DATASET,
-      maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
-      observationProfile: options.observationProfile ?? 'default',
-      ...(options.backend !== undefined ? { backend: options.backend } : {}),
-      ...(options.image !== undefined ? { image: options.image } : {}),
-      ...(options.engine !== undefined ? { engine: options.engine } : {}),
-      ...(options.dbUrl !== undefined ? { dbUrl: options.dbUrl } : {}),
-    },
+    defaults,
     maxSessions,
     idleTimeoutMs: limits.idleTimeoutMs,
     stepTimeoutMs: limits.stepTimeoutMs,
     ...(options.maxConcurrentSteps !== undefined ? { maxConcurrentSteps: options.maxConcurrentSteps } : {}),
-    ...(options.registries ? { registries: options.registries } : {}),
+    registries,
+    ...(recorder ? { onEpisodeEnd: (ended) => recorder.record(ended) } : {}),
   });
   try {
     await openDefaultRun(sessionHost);
   } catch (error) {
     await sessionHost.close();
+    recorder?.close();
     throw error;
   }
   let shuttingDown = false;
@@ -117,6 +134,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (error) {
     await ws.close();
     await sessionHost.close();
+    recorder?.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -127,6 +145,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port: bound,
     maxSessions,
     sessions: sessionHost,
+    recorder,
     close: () => {
       closing ??= (async () => {
         shuttingDown = true;
@@ -136,6 +155,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         await ws.close();
         await sessionHost.close();
         await mcp.close?.();
+        // Every episode in flight was cut (and recorded) by now: the summaries are complete.
+        recorder?.close();
         server.closeIdleConnections();
         const cut = setTimeout(() => server.closeAllConnections(), 2000);
         await stopped;

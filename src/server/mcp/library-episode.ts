@@ -2,6 +2,7 @@ import type { Env } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { OpenedRun } from '../../harness/run-plan.js';
+import type { RunRecorder } from '../run-recorder.js';
 import { EpisodeInFlight } from './episode-in-flight.js';
 import type {
   McpEpisode,
@@ -10,7 +11,6 @@ import type {
   McpSubmitResult,
   McpTask,
 } from './mcp-episode.js';
-import type { RunRecorder } from './run-recorder.js';
 
 export interface LibraryEpisodeOptions {
   /** Turns before an episode is cut (recorded as truncated by `max-turns`). */

@@ -107,6 +107,7 @@ export class McpToolGateway implements McpGateway {
     try {
       session = sessions.open({
         owner: context.owner,
+        transport: 'mcp',
         // The registry ended it (idle, shutdown, DELETE): the MCP session ends with it.
         onEnd: () => {
           const transport = this.#transports.get(session.id);

@@ -89,7 +89,12 @@ export class OpenEnvJsonRpc {
           return {
             jsonrpc: '2.0',
             id,
-            result: { session_id: this.#sessions.open(options.owner ? { owner: options.owner } : {}).id },
+            result: {
+              session_id: this.#sessions.open({
+                ...(options.owner ? { owner: options.owner } : {}),
+                transport: 'mcp',
+              }).id,
+            },
           };
         case 'openenv/session/close': {
           const sessionId = params.session_id;

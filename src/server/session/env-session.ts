@@ -4,6 +4,7 @@ import type { Env, Observation, StepResult } from '../../core/env.js';
 import { IntercodeError } from '../../core/errors.js';
 import { TimeLimit } from '../../core/time-limit.js';
 import type { RunConfig } from '../../harness/run-config.js';
+import { type EpisodeSink, EpisodeTracker, type SessionTransport } from './episode-tracker.js';
 import type { ExecutionSlots } from './execution-slots.js';
 import type { RunLease, RunPool } from './run-pool.js';
 import {
@@ -37,6 +38,10 @@ export interface EnvSessionOptions {
   readonly slots?: ExecutionSlots;
   /** Options given when the session was opened (`POST /intercode/sessions`); each reset may override them. */
   readonly params?: SessionParams;
+  /** How the session reached the server (default `http`): recorded episodes name it. */
+  readonly transport?: SessionTransport;
+  /** Gets every episode of the session as it ends (`intercode serve --out`); none: nothing is tracked. */
+  readonly onEpisodeEnd?: EpisodeSink;
 }
 
 interface Slot {
@@ -54,6 +59,8 @@ interface Episode {
   readonly limit: TimeLimit;
   steps: number;
   done: boolean;
+  /** Its turns, for the record (only with an `onEpisodeEnd` sink). */
+  readonly tracker: EpisodeTracker | undefined;
 }
 
 /**
@@ -122,8 +129,10 @@ export class EnvSession {
       }
       const maxTurns = merged.max_turns ?? this.#options.defaults.maxTurns;
       const limit = new TimeLimit(slot.env, maxTurns);
-      this.#episode = undefined;
+      this.#forgetEpisode();
       const { observation, info } = await this.#deadline(() => limit.reset(choice), 'reset');
+      const sink = this.#options.onEpisodeEnd;
+      const task = sink && run.dataset.tasks.find((candidate) => candidate.id === info.taskId);
       const episode: Episode = {
         id: parsed.params.episode_id ?? randomUUID(),
         dataset: run.dataset.id,
@@ -133,6 +142,22 @@ export class EnvSession {
         limit,
         steps: 0,
         done: false,
+        tracker:
+          sink && task
+            ? new EpisodeTracker(
+                {
+                  task,
+                  resetInfo: info,
+                  dataset: run.dataset.id,
+                  config,
+                  description: run.description,
+                  maxTurns,
+                  transport: this.#options.transport ?? 'http',
+                  sessionId: this.id,
+                },
+                sink,
+              )
+            : undefined,
       };
       this.#episode = episode;
       return {
@@ -168,12 +193,18 @@ export class EnvSession {
         );
       }
       const started = performance.now();
-      const result: StepResult = await this.#deadline(
-        () => episode.limit.step(parseAction(parsed.data.code)),
-        'step',
-        options.timeoutMs,
-      );
+      const taken = parseAction(parsed.data.code);
+      let result: StepResult;
+      try {
+        result = await this.#deadline(() => episode.limit.step(taken), 'step', options.timeoutMs);
+      } catch (error) {
+        // A step past its deadline has cut the episode already (the env was discarded).
+        if (!(error instanceof SessionError)) episode.tracker?.fail(asWireError(error));
+        throw error;
+      }
       episode.steps += 1;
+      // Recorded only while the episode is the session's (a close during the step has cut it).
+      if (this.#episode === episode) episode.tracker?.turn(taken, result);
       const done = result.terminated || result.truncated;
       episode.done = done;
       const score = result.info.score;
@@ -217,7 +248,7 @@ export class EnvSession {
   async close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
-      this.#episode = undefined;
+      this.#forgetEpisode();
       this.#discard();
     }
     while (this.#closing.size > 0) await Promise.all([...this.#closing]);
@@ -263,7 +294,7 @@ export class EnvSession {
   #discard(): void {
     const slot = this.#slot;
     this.#slot = undefined;
-    this.#episode = undefined;
+    this.#forgetEpisode();
     if (!slot) return;
     const closing: Promise<void> = slot.env
       .close()
@@ -273,6 +304,12 @@ export class EnvSession {
         this.#closing.delete(closing);
       });
     this.#closing.add(closing);
+  }
+
+  /** Forgets the current episode; one that is not done is recorded as cut (truncated). */
+  #forgetEpisode(): void {
+    this.#episode?.tracker?.cut();
+    this.#episode = undefined;
   }
 
   /**

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { createDatasetRegistry } from '../../datasets/dataset-registry.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import { EnvSession } from './env-session.js';
+import type { EpisodeSink, SessionTransport } from './episode-tracker.js';
 import { ExecutionSlots } from './execution-slots.js';
 import { RunPool } from './run-pool.js';
 import type { ServerEnvDefaults, SessionRegistries } from './session-config.js';
@@ -20,6 +21,8 @@ export interface SessionHostOptions {
   readonly maxConcurrentSteps?: number;
   /** Default: the built-in datasets and environments. */
   readonly registries?: SessionRegistries;
+  /** Gets every episode played through the server as it ends (`intercode serve --out`). */
+  readonly onEpisodeEnd?: EpisodeSink;
 }
 
 /**
@@ -34,10 +37,12 @@ export class SessionHost {
   readonly sessions: SessionRegistry;
   readonly stepTimeoutMs: number;
   readonly slots: ExecutionSlots;
+  readonly #onEpisodeEnd: EpisodeSink | undefined;
 
   constructor(options: SessionHostOptions) {
     this.defaults = options.defaults;
     this.stepTimeoutMs = options.stepTimeoutMs;
+    this.#onEpisodeEnd = options.onEpisodeEnd;
     this.registries = options.registries ?? { datasets: createDatasetRegistry(), envs: createEnvRegistry() };
     this.pool = new RunPool(
       this.registries,
@@ -47,12 +52,12 @@ export class SessionHost {
     this.sessions = new SessionRegistry({
       maxSessions: options.maxSessions,
       idleTimeoutMs: options.idleTimeoutMs,
-      create: (params) => this.createSession(params),
+      create: (params, transport) => this.createSession(params, transport),
     });
   }
 
   /** A session outside the registry (a stateless HTTP request, a stdio MCP episode): its owner closes it. */
-  createSession(params?: EnvSession['params']): EnvSession {
+  createSession(params?: EnvSession['params'], transport?: SessionTransport): EnvSession {
     return new EnvSession({
       pool: this.pool,
       registries: this.registries,
@@ -60,6 +65,8 @@ export class SessionHost {
       stepTimeoutMs: this.stepTimeoutMs,
       slots: this.slots,
       ...(params ? { params } : {}),
+      ...(transport ? { transport } : {}),
+      ...(this.#onEpisodeEnd ? { onEpisodeEnd: this.#onEpisodeEnd } : {}),
     });
   }
 

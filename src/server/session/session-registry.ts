@@ -1,4 +1,5 @@
 import type { EnvSession } from './env-session.js';
+import type { SessionTransport } from './episode-tracker.js';
 import { SessionError } from './session-error.js';
 import type { SessionParams } from './wire-schemas.js';
 
@@ -9,7 +10,7 @@ export interface SessionRegistryOptions {
   /** A session without reset, step or MCP call for this long is closed. */
   readonly idleTimeoutMs: number;
   /** Makes a session (the app binds the pool, defaults and step deadline). */
-  readonly create: (params?: SessionParams) => EnvSession;
+  readonly create: (params?: SessionParams, transport?: SessionTransport) => EnvSession;
 }
 
 /** How a transport hears that the registry closes one of its sessions. */
@@ -30,7 +31,7 @@ interface Entry {
 export class SessionRegistry {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
-  readonly #create: (params?: SessionParams) => EnvSession;
+  readonly #create: (params?: SessionParams, transport?: SessionTransport) => EnvSession;
   readonly #entries = new Map<string, Entry>();
   readonly #perOwner = new Map<string, number>();
   readonly #closing = new Set<Promise<void>>();
@@ -61,10 +62,16 @@ export class SessionRegistry {
 
   /**
    * Opens a session, or throws CAPACITY_REACHED (with `active_sessions`, `max_sessions`). `onEnd` is
-   * called when the registry (not the transport) ends it: idle timeout, shutdown, DELETE.
+   * called when the registry (not the transport) ends it: idle timeout, shutdown, DELETE. `transport`
+   * (default `http`) names the session's episodes in the records of `intercode serve --out`.
    */
   open(
-    options: { owner?: string; params?: SessionParams; onEnd?: (reason: SessionEndReason) => void } = {},
+    options: {
+      owner?: string;
+      params?: SessionParams;
+      transport?: SessionTransport;
+      onEnd?: (reason: SessionEndReason) => void;
+    } = {},
   ): EnvSession {
     if (this.#shutDown)
       throw new SessionError('CAPACITY_REACHED', 'the server is shutting down', this.#capacity());
@@ -75,7 +82,7 @@ export class SessionRegistry {
         this.#capacity(),
       );
     }
-    const session = this.#create(options.params);
+    const session = this.#create(options.params, options.transport);
     const owner = options.owner ?? '';
     this.#entries.set(session.id, { session, owner, onEnd: options.onEnd });
     this.#perOwner.set(owner, this.countOf(owner) + 1);

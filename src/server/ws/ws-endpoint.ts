@@ -62,6 +62,7 @@ export function attachWsEndpoint(server: Server, context: ServerContext): WsEndp
       try {
         const session = context.host.sessions.open({
           owner,
+          transport: 'ws',
           onEnd: (reason) => connection?.close(...CLOSE_OF[reason]),
         });
         connection = new WsConnection(ws, session, context, owner);

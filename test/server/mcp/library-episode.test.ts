@@ -9,7 +9,7 @@ import { type OpenedRun, planRun } from '../../../src/harness/run-plan.js';
 import { readRunSummary } from '../../../src/harness/run-summary.js';
 import { createMcpServer } from '../../../src/server/mcp/create-mcp-server.js';
 import { LibraryEpisode } from '../../../src/server/mcp/library-episode.js';
-import { RunRecorder } from '../../../src/server/mcp/run-recorder.js';
+import { RunRecorder } from '../../../src/server/run-recorder.js';
 import { it } from '../../support/fixtures.js';
 
 // LibraryEpisode on an opened demo/sql run (real SQLite, no sandbox), recording through RunRecorder.

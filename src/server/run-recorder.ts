@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../core/host/atomic-write.js';
-import { EpisodeLog } from '../../harness/episode-log.js';
-import type { EpisodeRecord } from '../../harness/episode-record.js';
-import { type RunDescription, summarize } from '../../harness/run-summary.js';
+import { writeFileAtomic } from '../core/host/atomic-write.js';
+import { EpisodeLog } from '../harness/episode-log.js';
+import type { EpisodeRecord } from '../harness/episode-record.js';
+import { type RunDescription, summarize } from '../harness/run-summary.js';
 
 /**
  * The run directory of episodes played from outside (an MCP client): `episodes.jsonl` through the
@@ -18,18 +18,29 @@ export class RunRecorder {
   #description: RunDescription;
   #closed = false;
 
-  /** Opens `outDir` (an existing non-empty `episodes.jsonl` there is refused) and writes an empty summary. */
-  constructor(outDir: string, description: RunDescription) {
+  /**
+   * Opens `outDir` and writes its summary. An existing non-empty `episodes.jsonl` there is refused,
+   * unless `append`: its episodes are then kept (those that failed with an infrastructure error are
+   * dropped, as `--resume` does), counted in the summary, and new ones appended after them.
+   */
+  constructor(outDir: string, description: RunDescription, options: { readonly append?: boolean } = {}) {
     this.outDir = outDir;
     this.#description = description;
-    this.#log = EpisodeLog.open(outDir, false).log;
+    const { log, previous } = EpisodeLog.open(outDir, options.append === true);
+    this.#log = log;
+    this.#episodes.push(...previous);
     this.#writeSummary(false);
+  }
+
+  /** Changes fields of the summary's description (rewritten now). */
+  describe(fields: Partial<RunDescription>): void {
+    this.#description = { ...this.#description, ...fields };
+    if (!this.#closed) this.#writeSummary(false);
   }
 
   /** The MCP client's name joins the description (as `model: mcp:<name>@<version>`). */
   setClient(client: { readonly name: string; readonly version: string }): void {
-    this.#description = { ...this.#description, model: `mcp:${client.name}@${client.version}` };
-    if (!this.#closed) this.#writeSummary(false);
+    this.describe({ model: `mcp:${client.name}@${client.version}` });
   }
 
   /** Appends a finished episode (flushed to disk) and rewrites the summary. */
