@@ -76,4 +76,6 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/server/conformance-ws.test.ts',
   'test/server/hostile-sessions.test.ts',
   'test/server/hostile-traffic.test.ts',
+  // intercode serve --out: episodes recorded in run directories.
+  'test/server/serve-recording.test.ts',
 ];
