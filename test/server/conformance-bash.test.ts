@@ -180,7 +180,7 @@ describe('demo/bash over the wire', () => {
     tempDir,
   }) => {
     needs(noBwrap);
-    const cold = await intercodeServe(['--dataset', 'demo/bash', '--step-timeout', '2'], {
+    const cold = await intercodeServe(['--dataset', 'demo/bash', '--step-timeout', '0.05'], {
       INTERCODE_CACHE_DIR: tempDir('cold-cache'),
     });
     try {

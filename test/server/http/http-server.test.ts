@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect } from 'vitest';
 import { DEMO_SQL_TASKS } from '../../../src/datasets/demo/demo-sql-tasks.js';
+import { NO_MCP_TOOLS } from '../../../src/server/app/mcp-gateway.js';
 import type { ServerOptions } from '../../../src/server/app/server-options.js';
 import { type RunningServer, startServer } from '../../../src/server/app/start-server.js';
 import { it } from '../../support/fixtures.js';
@@ -215,9 +216,9 @@ describe('HTTP endpoints', () => {
     expect(JSON.stringify(page.json)).not.toContain(String(DEMO_SQL_TASKS[2]!.gold));
   });
 
-  it('answers POST /mcp with JSON-RPC errors until an MCP gateway is registered', async ({ cache }) => {
+  it('answers POST /mcp with JSON-RPC errors with the gateway without tools', async ({ cache }) => {
     expect(cache).toBeTruthy();
-    await serve();
+    await serve({ mcp: NO_MCP_TOOLS });
     expect(await call('POST', '/mcp', {})).toMatchObject({
       status: 200,
       json: { jsonrpc: '2.0', id: null, error: { code: -32600 } },

@@ -97,7 +97,7 @@ describe('WebSocket /ws', () => {
     const deep = `{"type":"reset","data":${'{"a":'.repeat(70)}1${'}'.repeat(70)}}`;
     expect((await client.send(deep)).data).toMatchObject({ code: 'VALIDATION_ERROR' });
     expect(
-      await client.send({ type: 'mcp', data: { jsonrpc: '2.0', id: 9, method: 'tools/list' } }),
+      await client.send({ type: 'mcp', data: { jsonrpc: '2.0', id: 9, method: 'no/such-method' } }),
     ).toMatchObject({
       type: 'mcp',
       data: { jsonrpc: '2.0', id: 9, error: { code: -32601 } },
