@@ -7,8 +7,10 @@ import { type RunDescription, summarize } from '../harness/run-summary.js';
 /**
  * The run directory of episodes played from outside (an MCP client): `episodes.jsonl` through the
  * harness's {@link EpisodeLog} and `summary.json` through {@link summarize}, as `intercode run`
- * writes them. The summary is rewritten after every episode, so a killed process leaves a
- * directory `intercode report` reads; it says `complete: true` once the recorder is closed.
+ * writes them. The summary is rewritten within a second of each new episode (at most once a
+ * second: a server that plays thousands of episodes must not re-summarise them all, with an fsync,
+ * after each), so a killed process leaves a directory `intercode report` reads (its episodes are all
+ * in `episodes.jsonl` at once); it says `complete: true` once the recorder is closed.
  */
 export class RunRecorder {
   readonly outDir: string;
@@ -17,6 +19,8 @@ export class RunRecorder {
   readonly #started = performance.now();
   #description: RunDescription;
   #closed = false;
+  /** The pending rewrite of the summary, when one is due. */
+  #summaryTimer: NodeJS.Timeout | undefined;
 
   /**
    * Opens `outDir` and writes its summary. An existing non-empty `episodes.jsonl` there is refused,
@@ -35,7 +39,7 @@ export class RunRecorder {
   /** Changes fields of the summary's description (rewritten now). */
   describe(fields: Partial<RunDescription>): void {
     this.#description = { ...this.#description, ...fields };
-    if (!this.#closed) this.#writeSummary(false);
+    this.#summaryDue();
   }
 
   /** The MCP client's name joins the description (as `model: mcp:<name>@<version>`). */
@@ -43,11 +47,19 @@ export class RunRecorder {
     this.describe({ model: `mcp:${client.name}@${client.version}` });
   }
 
-  /** Appends a finished episode (flushed to disk) and rewrites the summary. */
+  /** Appends a finished episode (flushed to disk); the summary follows within a second. */
   append(record: EpisodeRecord): void {
     if (this.#closed) return;
     this.#log.append(record);
     this.#episodes.push(record);
+    this.#summaryDue();
+  }
+
+  /** Writes the summary now if a rewrite is due (tests, a caller about to read the directory). */
+  flush(): void {
+    if (this.#summaryTimer === undefined || this.#closed) return;
+    clearTimeout(this.#summaryTimer);
+    this.#summaryTimer = undefined;
     this.#writeSummary(false);
   }
 
@@ -58,9 +70,20 @@ export class RunRecorder {
   /** Writes the final summary and closes the log. Idempotent. */
   close(): void {
     if (this.#closed) return;
+    clearTimeout(this.#summaryTimer);
+    this.#summaryTimer = undefined;
     this.#writeSummary(true);
     this.#closed = true;
     this.#log.close();
+  }
+
+  #summaryDue(): void {
+    if (this.#closed || this.#summaryTimer !== undefined) return;
+    this.#summaryTimer = setTimeout(() => {
+      this.#summaryTimer = undefined;
+      if (!this.#closed) this.#writeSummary(false);
+    }, SUMMARY_INTERVAL_MS);
+    this.#summaryTimer.unref();
   }
 
   #writeSummary(complete: boolean): void {
@@ -68,3 +91,6 @@ export class RunRecorder {
     writeFileAtomic(join(this.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   }
 }
+
+/** At most one rewrite of `summary.json` a second while episodes arrive. */
+const SUMMARY_INTERVAL_MS = 1_000;

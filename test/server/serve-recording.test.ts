@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { DEMO_BASH_TASKS } from '../../src/datasets/demo/demo-bash-tasks.js';
 import { DEMO_SQL_TASKS } from '../../src/datasets/demo/demo-sql-tasks.js';
 import { readEpisodeRecords } from '../../src/harness/episode-record.js';
@@ -103,14 +103,18 @@ describe('intercode serve --out', () => {
     // The gold is on the server's disk, never on the wire.
     expect(JSON.stringify(reset)).not.toContain(bash.gold);
 
-    const summary = readRunSummary(join(out, 'demo-sql', 'summary.json'));
-    expect(summary).toMatchObject({
-      dataset: 'demo/sql',
-      agent: 'serve:ws',
-      n: 1,
-      solved: 1,
-      complete: false,
-    });
+    // The summary follows the episodes within a second (at most one rewrite a second).
+    await vi.waitFor(
+      () =>
+        expect(readRunSummary(join(out, 'demo-sql', 'summary.json'))).toMatchObject({
+          dataset: 'demo/sql',
+          agent: 'serve:ws',
+          n: 1,
+          solved: 1,
+          complete: false,
+        }),
+      { timeout: 5_000, interval: 100 },
+    );
     await running.close();
     server = undefined;
     for (const dir of ['demo-sql', 'demo-bash']) {
@@ -255,7 +259,11 @@ describe('intercode serve --out', () => {
     await client.send({ type: 'reset', data: { index: 1 } });
     await step(client, 'SELECT 1');
     const dir = join(out, 'demo-sql');
-    expect(readRunSummary(join(dir, 'summary.json'))).toMatchObject({ n: 1, complete: false });
+    // The summary follows the episodes within a second (at most one rewrite a second).
+    await vi.waitFor(
+      () => expect(readRunSummary(join(dir, 'summary.json'))).toMatchObject({ n: 1, complete: false }),
+      { timeout: 5_000, interval: 100 },
+    );
     const stopped = await served.stop();
     expect(stopped.status).toBe(0);
     expect(stopped.stderr).toContain(`episodes recorded in ${out}`);
