@@ -10,6 +10,7 @@ import { registerImage } from './commands/image-command.js';
 import { registerPlay } from './commands/play-command.js';
 import { registerReport } from './commands/report-command.js';
 import { registerRun } from './commands/run-command.js';
+import { registerWorker } from './commands/worker-command.js';
 import { EXIT } from './exit-codes.js';
 import { installInterruptHandlers } from './interrupt.js';
 
@@ -38,6 +39,7 @@ export function createProgram(): Command {
   registerBench(program);
   registerDatasets(program);
   registerImage(program);
+  registerWorker(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
