@@ -106,7 +106,7 @@ export class QueueWorker {
         [...this.#runs.values()].map((opening) => opening.catch(() => undefined)),
       );
       await Promise.allSettled(
-        runs.map((opened) => ('context' in opened ? opened.context.close() : undefined)),
+        runs.map((opened) => (opened && 'context' in opened ? opened.context.close() : undefined)),
       );
       await this.#redis.del(this.#keys.worker(this.id)).catch(() => {});
       await this.#redis.quit().catch(() => {});
