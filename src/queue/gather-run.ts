@@ -92,13 +92,18 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   let wake: () => void = () => {};
   let needEnqueue = true;
   let lost = false;
-  redis.on('error', (error: Error) => {
-    if (!lost) options.onRedisLost?.(error.message);
+  let told = false;
+  redis.on('close', () => {
     lost = true;
+  });
+  redis.on('error', (error: Error) => {
+    if (!told) options.onRedisLost?.(error.message);
+    told = true;
   });
   redis.on('ready', () => {
     if (lost) needEnqueue = true;
     lost = false;
+    told = false;
     wake();
   });
   queue.on('error', () => {});

@@ -19,6 +19,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.sql.test.ts',
   'test/cli/commands/run-command.replay-model.test.ts',
   'test/examples/node-repl.test.ts',
+  // Distributed runs: a private redis-server, worker processes of the CLI.
+  'test/queue/distributed-run.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',
   'test/datasets/demo/demo-python.gold.test.ts',
