@@ -1,11 +1,12 @@
+import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Queue, Worker } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
 import { describe, expect } from 'vitest';
 import { type CliRunner, expectOneLineError } from '../support/cli-runner.js';
 import { test } from '../support/fixtures.js';
 import { redisMissing } from '../support/missing-components.js';
-import { PROJECT_ROOT } from '../support/project.js';
+import { MIRROR, PROJECT_ROOT } from '../support/project.js';
 import { waitFor } from '../support/wait-for.js';
 import { episodesOf, expectExactlyOnce, lineCount, startWorkers, stopWorkers } from './queue-test-run.js';
 
@@ -156,9 +157,17 @@ describe('intercode run --redis with intercode worker processes on a private red
     // then the same job id again after the run gathered it and removed the job.
     const queue = new Queue('intercode', { connection });
     const fake = new Worker('intercode', null, { connection, autorun: false });
-    const deliver = async (token: string) => {
-      let job = await fake.getNextJob(token);
-      while (!job) job = await fake.getNextJob(token);
+    queue.on('error', () => {});
+    fake.on('error', () => {});
+    /** Takes the job `wanted` (any first time), holding the others meanwhile, and completes it. */
+    const deliver = async (token: string, wanted?: string) => {
+      const held: Job[] = [];
+      let job: Job | undefined;
+      while (!job || (wanted !== undefined && job.id !== wanted)) {
+        if (job) held.push(job);
+        job = await fake.getNextJob(token);
+      }
+      for (const other of held) await other.moveToWait(token);
       const data = job.data as { taskId: string; sample: number; taskIndex: number };
       await job.moveToCompleted(
         {
@@ -188,7 +197,7 @@ describe('intercode run --redis with intercode worker processes on a private red
       await waitFor(() => lineCount(out) === 1, LONG, 'the first delivery gathered');
       await waitUntilGone(queue, jobId);
       await queue.add(job.name, job.data, { jobId });
-      const again = await deliver('fake-2');
+      const again = await deliver('fake-2', jobId);
       expect(again.id).toBe(jobId);
       await waitUntilGone(queue, jobId);
     } finally {
@@ -219,24 +228,31 @@ describe('intercode run --redis with intercode worker processes on a private red
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(other, 'node_modules'));
     const redis = await startRedis();
     const out = join(dir, 'dist');
-    const stale = cli.start(['worker', '--redis', redis.url], { cwd: other, env: {} });
-    const staleDone = stale.done;
-    void staleDone;
-    const run = cli.start(['run', 'demo/sql', '--tasks', '0-3', '--redis', redis.url, '--out', out]);
-    let stderr = '';
-    run.child.stderr!.on('data', (chunk: Buffer | string) => {
-      stderr += chunk.toString();
+    const stale = spawn(process.execPath, [join(other, 'bin', 'intercode'), 'worker', '--redis', redis.url], {
+      env: { ...process.env, INTERCODE_CACHE_DIR: cli.cache, INTERCODE_DATA_MIRROR: MIRROR },
+      stdio: 'ignore',
     });
-    await waitFor(() => /refused/.test(stderr), LONG, 'the refusal');
-    expect(lineCount(out)).toBe(0);
-    const workers = startWorkers(cli, redis.url, 1);
-    const result = await run.done;
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stderr.match(/worker [^ ]+ refused: project 0\.0\.0-other ≠ \d+\.\d+\.\d+/g)).toHaveLength(
-      1,
-    );
-    expect(episodesOf(out)).toHaveLength(4);
-    await stopWorkers([...workers, stale]);
+    const staleGone = new Promise((resolve) => stale.once('exit', resolve));
+    try {
+      const run = cli.start(['run', 'demo/sql', '--tasks', '0-3', '--redis', redis.url, '--out', out]);
+      let stderr = '';
+      run.child.stderr!.on('data', (chunk: Buffer | string) => {
+        stderr += chunk.toString();
+      });
+      await waitFor(() => /refused/.test(stderr), LONG, 'the refusal');
+      expect(lineCount(out)).toBe(0);
+      const workers = startWorkers(cli, redis.url, 1);
+      const result = await run.done;
+      expect(result.status, result.stderr).toBe(0);
+      expect(
+        result.stderr.match(/worker [^ ]+ refused: project 0\.0\.0-other ≠ \d+\.\d+\.\d+/g),
+      ).toHaveLength(1);
+      expect(episodesOf(out)).toHaveLength(4);
+      await stopWorkers(workers);
+    } finally {
+      stale.kill('SIGKILL');
+      await staleGone;
+    }
   });
 
   test('bad queue options: one line each, before any work', { timeout: LONG }, ({ cli }) => {
