@@ -38,7 +38,7 @@ export interface GatherOptions {
   readonly onWorkers?: (live: number, seen: number) => void;
   /** Redis went away (told once until it is back). */
   readonly onRedisLost?: (reason: string) => void;
-  /** How often completed and failed jobs are looked for besides the events, ms (default 500). */
+  /** How often completed and failed jobs are looked for besides the events, ms (default 1000). */
   readonly scanIntervalMs?: number;
   /** At most this many episodes in the queue at once (default: all); the bench measures latency with 1. */
   readonly maxOutstanding?: number;
@@ -201,7 +201,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       await Promise.race([
         new Promise<void>((resolve) => {
           wake = resolve;
-          setTimeout(resolve, options.scanIntervalMs ?? 500).unref();
+          setTimeout(resolve, options.scanIntervalMs ?? 1000).unref();
         }),
         aborted,
       ]);

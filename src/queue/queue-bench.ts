@@ -99,7 +99,6 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
       outDir: join(outRoot, `run-${runs++}`),
       resume: false,
       maxAttempts: 1,
-      scanIntervalMs: 200,
       ...(maxOutstanding !== undefined ? { maxOutstanding } : {}),
       onGathered: (record, enqueuedAt, gatheredAt) =>
         overheads.push(gatheredAt - enqueuedAt - record.durationMs),
@@ -163,7 +162,7 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
               name: `${count} worker${count > 1 ? 's' : ''} × 1 episode at a time`,
               unit: 'episodes/s',
               ...(count === 2
-                ? { target: { op: '>=' as const, value: 0.8 * local, stat: 'p50' as const } }
+                ? { target: { op: '>=' as const, value: Math.round(0.8 * local), stat: 'p50' as const } }
                 : {}),
             },
             [rate],

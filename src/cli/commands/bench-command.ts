@@ -106,7 +106,7 @@ async function benchQueue(
       plan,
       cli: process.argv[1]!,
       version: packageVersion(),
-      samples: 5,
+      samples: 20,
       onProgress,
     });
   } finally {
