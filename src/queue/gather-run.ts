@@ -101,7 +101,10 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     told = true;
   });
   redis.on('ready', () => {
-    if (lost) needEnqueue = true;
+    if (lost) {
+      needEnqueue = true;
+      metaWritten = false;
+    }
     lost = false;
     told = false;
     wake();
@@ -120,7 +123,8 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     options.onGathered?.(record, enqueuedAt.get(slot.key) ?? started, performance.now());
     for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
     if (options.maxOutstanding !== undefined) needEnqueue = true;
-    wake();
+    // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
+    if (needEnqueue || done.size >= all.length) wake();
   };
   const completed = (jobId: string, value: unknown): void => {
     const slot = byJobId.get(jobId);
@@ -145,9 +149,12 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   };
   events.on('completed', ({ jobId, returnvalue }) => completed(jobId, returnvalue));
 
+  let metaWritten = false;
   const enqueue = async (): Promise<void> => {
     needEnqueue = false;
-    await writeRunMeta(redis, keys, meta);
+    // Written at the start, and again on each periodic or reconnected enqueue (Redis may have lost it).
+    if (!metaWritten || options.maxOutstanding === undefined) await writeRunMeta(redis, keys, meta);
+    metaWritten = true;
     const window = options.maxOutstanding ?? Number.POSITIVE_INFINITY;
     const slots: EpisodeSlot[] = [];
     for (const slot of all) {
@@ -189,19 +196,26 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     signal?.addEventListener('abort', () => resolve(), { once: true });
   });
   let lastEnqueue = 0;
+  let lastScan = 0;
+  const scanEvery = options.scanIntervalMs ?? 1000;
   try {
     await Promise.race([events.waitUntilReady(), aborted]);
     while (done.size < all.length && !signal?.aborted) {
-      if (needEnqueue || performance.now() - lastEnqueue > 10_000) {
+      if (performance.now() - lastEnqueue > 10_000) metaWritten = false;
+      if (needEnqueue || !metaWritten) {
         lastEnqueue = performance.now();
         await Promise.race([enqueue(), aborted]);
       }
-      await Promise.race([scan(), aborted]);
+      if (performance.now() - lastScan >= scanEvery) {
+        lastScan = performance.now();
+        await Promise.race([scan(), aborted]);
+      }
       if (done.size >= all.length) break;
+      const wait = Math.max(1, scanEvery - (performance.now() - lastScan));
       await Promise.race([
         new Promise<void>((resolve) => {
           wake = resolve;
-          setTimeout(resolve, options.scanIntervalMs ?? 1000).unref();
+          setTimeout(resolve, wait).unref();
         }),
         aborted,
       ]);

@@ -25,6 +25,15 @@ export interface QueueBenchOptions {
   readonly onProgress: (message: string) => void;
 }
 
+/**
+ * Episodes per second from the first finished episode to the last: the steady rate, without the
+ * setup of the run (a local run opening its engine, each worker opening the run on its first job).
+ */
+function steadyRate(times: readonly number[]): number {
+  if (times.length < 2) return Number.NaN;
+  return ((times.length - 1) * 1000) / (times[times.length - 1]! - times[0]!);
+}
+
 /** Starts `count` worker processes of one episode at a time on `queue`; resolves when all announced. */
 async function startWorkers(
   options: QueueBenchOptions,
@@ -64,7 +73,7 @@ async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
 /**
  * `intercode bench --only queue`: throughput of a distributed `demo/sql` gold run with 1, 2 and 4
  * worker processes on this machine (one episode at a time each) against a local run at concurrency
- * 2, and the queue's overhead per episode: enqueue → result gathered, minus the episode's own
+ * 2 (both as steady rates: first episode to last), and the queue's overhead per episode: enqueue → result gathered, minus the episode's own
  * duration, one episode in the queue at a time.
  */
 export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFigure[]> {
@@ -88,8 +97,8 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
   let runs = 0;
   const distributed = async (queue: string, samples: number, maxOutstanding?: number) => {
     const overheads: number[] = [];
-    const started = performance.now();
-    const end = await gatherRun({
+    const times: number[] = [];
+    await gatherRun({
       redisUrl: options.redisUrl,
       queue,
       tasks: dataset.tasks,
@@ -100,19 +109,20 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
       resume: false,
       maxAttempts: 1,
       ...(maxOutstanding !== undefined ? { maxOutstanding } : {}),
-      onGathered: (record, enqueuedAt, gatheredAt) =>
-        overheads.push(gatheredAt - enqueuedAt - record.durationMs),
+      onGathered: (record, enqueuedAt, gatheredAt) => {
+        overheads.push(gatheredAt - enqueuedAt - record.durationMs);
+        times.push(gatheredAt);
+      },
     });
-    const seconds = (performance.now() - started) / 1000;
-    return { rate: end.episodes.length / seconds, overheads };
+    return { rate: steadyRate(times), overheads };
   };
   try {
     options.onProgress('local run, concurrency 2');
     const run = await plan.open(dataset);
     let local: number;
     try {
-      const started = performance.now();
-      const end = await runBenchmark({
+      const times: number[] = [];
+      await runBenchmark({
         tasks: dataset.tasks,
         samples: options.samples,
         description,
@@ -123,8 +133,9 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
         resume: false,
         maxTurns: 10,
         scoreEveryTurn: plan.definition.scoreEveryTurn ?? true,
+        reporters: [{ onEpisodeEnd: () => times.push(performance.now()) }],
       });
-      local = end.episodes.length / ((performance.now() - started) / 1000);
+      local = steadyRate(times);
     } finally {
       await run.close();
     }
