@@ -1,3 +1,4 @@
+import { QueueError } from '../core/errors.js';
 import type { CheckItem } from '../core/host/check-item.js';
 import { connectRedis, redisUrlForDisplay } from './redis-connection.js';
 
@@ -81,5 +82,16 @@ export async function checkRedis(url: string): Promise<CheckItem[]> {
     ];
   } finally {
     redis.disconnect();
+  }
+}
+
+/** Throws a one-line error (exit 2) when the Redis of `--redis` does not answer a PING. */
+export async function assertRedisReachable(url: string): Promise<void> {
+  const [connection] = await checkRedis(url);
+  if (connection && !connection.ok) {
+    throw new QueueError(
+      'QUEUE_UNREACHABLE',
+      `cannot reach the Redis of --redis: ${connection.detail} (\`intercode doctor --redis URL\` checks it)`,
+    );
   }
 }

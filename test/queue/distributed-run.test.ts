@@ -272,6 +272,11 @@ describe('intercode run --redis with intercode worker processes on a private red
     );
     expectOneLineError(cli.run(['worker', '--redis', 'redis://h', '--queue', 'a:b']), /--queue a:b/);
     expectOneLineError(cli.run(['run', 'demo/sql', '--samples', '0']), /--samples/);
+    const unreachable = cli.run(['run', 'demo/sql', '--redis', 'redis://127.0.0.1:1']);
+    expect(unreachable.stderr).toMatch(
+      /^intercode: cannot reach the Redis of --redis: redis:\/\/127\.0\.0\.1:1\/?: connect ECONNREFUSED[^\n]*\n$/,
+    );
+    expect(unreachable.status).toBe(2);
   });
 });
 

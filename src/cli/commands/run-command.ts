@@ -13,6 +13,7 @@ import { parseEpisodeRecords } from '../../harness/episode-record.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
+import { assertRedisReachable } from '../../queue/check-redis.js';
 import { checkQueueName, DEFAULT_QUEUE } from '../../queue/queue-keys.js';
 import { redisOptionsOf } from '../../queue/redis-connection.js';
 import { runDistributed } from '../distributed-run.js';
@@ -143,6 +144,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the summary as JSON instead of a table');
   addLlmOptions(addEnvOptions(command)).action(async (datasetArg: string, flags: RunFlags) => {
     checkAgentFlags(flags);
+    if (flags.redis !== undefined) await assertRedisReachable(flags.redis);
     const plan = await planRun(runConfigOf(datasetArg, flags));
     let progress: ProgressBarReporter | undefined;
     // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
