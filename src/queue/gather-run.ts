@@ -42,8 +42,14 @@ export interface GatherOptions {
   readonly scanIntervalMs?: number;
   /** At most this many episodes in the queue at once (default: all); the bench measures latency with 1. */
   readonly maxOutstanding?: number;
-  /** Told of each gathered episode with when it was enqueued and gathered (performance.now()). */
-  readonly onGathered?: (record: EpisodeRecord, enqueuedAt: number, gatheredAt: number) => void;
+  /**
+   * Told of each gathered episode with when (performance.now()) it was enqueued, its result received,
+   * and appended to the log (flushed to disk).
+   */
+  readonly onGathered?: (
+    record: EpisodeRecord,
+    times: { readonly enqueuedAt: number; readonly receivedAt: number; readonly appendedAt: number },
+  ) => void;
 }
 
 /**
@@ -117,10 +123,15 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const accept = (slot: EpisodeSlot, record: EpisodeRecord): void => {
     inQueue.delete(slot.key);
     if (done.has(slot.key)) return;
+    const receivedAt = performance.now();
     log.append(record);
     done.add(slot.key);
     finished.push(record);
-    options.onGathered?.(record, enqueuedAt.get(slot.key) ?? started, performance.now());
+    options.onGathered?.(record, {
+      enqueuedAt: enqueuedAt.get(slot.key) ?? started,
+      receivedAt,
+      appendedAt: performance.now(),
+    });
     for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
     if (options.maxOutstanding !== undefined) needEnqueue = true;
     // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
