@@ -63,6 +63,8 @@ export class QueueWorker {
     });
     this.#worker = new Worker(options.queue, (job, token) => this.#process(job, token), {
       connection: bullConnection(options.redisUrl),
+      // Jobs record who plays them (`processedBy`): the announced id.
+      name: this.id,
       concurrency: options.concurrency,
       lockDuration: options.lockDurationMs,
       stalledInterval: options.lockDurationMs,

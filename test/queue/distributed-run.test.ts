@@ -53,7 +53,21 @@ describe('intercode run --redis with intercode worker processes on a private red
       '--json',
     ]);
     await waitFor(() => lineCount(out) >= EPISODES / 2, LONG, 'half of the episodes');
-    workers[0]!.child.kill('SIGKILL');
+    // Killed while it holds an episode (its lock then has to expire and another worker replay it).
+    const victim = workers[0]!.child;
+    const queue = new Queue('intercode', { connection: { host: '127.0.0.1', port: redis.port } });
+    queue.on('error', () => {});
+    let held: string | undefined;
+    try {
+      while (held === undefined && lineCount(out) < EPISODES) {
+        const active = await queue.getActive();
+        held = active.find((job) => job.processedBy?.endsWith(`:${victim.pid}`))?.id;
+        if (held !== undefined) victim.kill('SIGKILL');
+      }
+    } finally {
+      await queue.close();
+    }
+    expect(held, 'the worker never held an episode when it was killed').toBeDefined();
     const result = await run.done;
     expect(result.status, result.stderr).toBe(0);
     expect(expectExactlyOnce(out, taskIds, SAMPLES)).toBe(successRate);
