@@ -27,6 +27,8 @@ packages=(
   docker.io
   # database servers of the mysql and postgres SQL engines (the project starts private ones)
   mariadb-server postgresql
+  # the queue of distributed runs (the tests start private instances on loopback)
+  redis-server
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -9,6 +9,8 @@ const UNAVAILABLE = new Set([
   'SQL_ENGINE_FAILED',
   // A model endpoint that cannot be reached is this machine's (or network's) problem, not the input's.
   'MODEL_UNREACHABLE',
+  // The Redis of `run --redis` does not answer.
+  'QUEUE_UNREACHABLE',
 ]);
 
 /** Turns any error into one line on stderr and the matching exit code; stack traces only with INTERCODE_DEBUG. */

@@ -12,6 +12,7 @@ import { registerPlay } from './commands/play-command.js';
 import { registerReport } from './commands/report-command.js';
 import { registerRun } from './commands/run-command.js';
 import { registerServe } from './commands/serve-command.js';
+import { registerWorker } from './commands/worker-command.js';
 import { EXIT } from './exit-codes.js';
 import { installInterruptHandlers } from './interrupt.js';
 
@@ -42,6 +43,7 @@ export function createProgram(): Command {
   registerImage(program);
   registerServe(program);
   registerMcp(program);
+  registerWorker(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

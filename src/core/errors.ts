@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'MODEL_REJECTED'
   | 'MODEL_FAILED'
   | 'MODEL_BAD_RESPONSE'
+  | 'QUEUE_UNREACHABLE'
   | 'USAGE';
 
 const marker = Symbol.for('intercode.error');
@@ -71,6 +72,9 @@ export class DatasetError extends IntercodeError {}
  * (recorded with `error`, played again by `--resume`), never a model failure.
  */
 export class ModelError extends IntercodeError {}
+
+/** The Redis of a distributed run cannot be reached. */
+export class QueueError extends IntercodeError {}
 
 /** A user mistake on the command line or in a configuration value. */
 export class UsageError extends IntercodeError {

@@ -3,9 +3,11 @@ import type { Agent } from '../agents/agent.js';
 import type { Env } from '../core/env.js';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
+import { episodeKey } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
 import { type EpisodeRecord, failedEpisodeRecord } from './episode-record.js';
+import { type EpisodeSlot, episodeSlots, orderEpisodes, withSample } from './episode-slots.js';
 import { EpisodeAborted, playEpisode } from './play-episode.js';
 import type { Reporter, RunEnd } from './reporter.js';
 import { type RunDescription, type SkippedTask, summarize } from './run-summary.js';
@@ -18,6 +20,8 @@ export interface RunOptions {
   readonly createEnv: () => Env;
   readonly agent: Agent;
   readonly concurrency: number;
+  /** Episodes per task (`--samples`; default 1): an episode is identified by its task and sample. */
+  readonly samples?: number;
   readonly outDir: string;
   readonly resume: boolean;
   readonly maxTurns: number;
@@ -59,15 +63,17 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       `${options.outDir} holds episodes of ${foreign.dataset}, not ${options.description.dataset}: resume with the same dataset, or choose another --out`,
     );
   }
-  const done = new Set(previous.map((record) => record.taskId));
-  const queue = options.tasks.filter((task) => !done.has(task.id));
+  const samples = options.samples ?? 1;
+  const all = episodeSlots(options.tasks, samples);
+  const done = new Set(previous.map(episodeKey));
+  const queue: EpisodeSlot[] = all.filter((slot) => !done.has(slot.key));
   const reporters = options.reporters ?? [];
   for (const reporter of reporters) {
     reporter.onRunStart?.({
       description: options.description,
       outDir: options.outDir,
       total: queue.length,
-      alreadyDone: options.tasks.length - queue.length,
+      alreadyDone: all.length - queue.length,
     });
   }
   const finished: EpisodeRecord[] = [...previous];
@@ -90,29 +96,32 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
           stopReason ??= refusal;
           return;
         }
-        const task = queue[next++]!;
+        const { task, sample } = queue[next++]!;
         env ??= options.createEnv();
         const policy = options.agent.episode(task);
         let record: EpisodeRecord;
         const episodeStart = performance.now();
         try {
-          record = await playEpisode(env, task, policy, {
-            maxTurns: options.maxTurns,
-            scoreEveryTurn: options.agent.scoreEveryTurn ?? options.scoreEveryTurn,
-            ...(options.agent.submitAtTurnLimit ? { submitAtTurnLimit: true } : {}),
-            dataset: options.description.dataset,
-            ...(options.signal ? { signal: options.signal } : {}),
-          });
+          record = withSample(
+            await playEpisode(env, task, policy, {
+              maxTurns: options.maxTurns,
+              scoreEveryTurn: options.agent.scoreEveryTurn ?? options.scoreEveryTurn,
+              ...(options.agent.submitAtTurnLimit ? { submitAtTurnLimit: true } : {}),
+              dataset: options.description.dataset,
+              ...(options.signal ? { signal: options.signal } : {}),
+            }),
+            sample,
+            samples,
+          );
         } catch (error) {
           if (error instanceof EpisodeAborted || options.signal?.aborted) {
             interrupted = true;
             return;
           }
-          record = failedEpisodeRecord(
-            task,
-            options.description.dataset,
-            error,
-            performance.now() - episodeStart,
+          record = withSample(
+            failedEpisodeRecord(task, options.description.dataset, error, performance.now() - episodeStart),
+            sample,
+            samples,
           );
           await env.close().catch(() => {});
           env = undefined;
@@ -143,11 +152,9 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   } finally {
     log.close();
   }
-  const order = new Map(options.tasks.map((task, position) => [task.id, position]));
-  finished.sort((a, b) => (order.get(a.taskId) ?? 0) - (order.get(b.taskId) ?? 0));
-  const played = new Set(finished.map((record) => record.taskId));
-  const complete =
-    !interrupted && stopReason === undefined && options.tasks.every((task) => played.has(task.id));
+  orderEpisodes(finished, options.tasks);
+  const played = new Set(finished.map(episodeKey));
+  const complete = !interrupted && stopReason === undefined && all.every((slot) => played.has(slot.key));
   // The setting the paper's figures depend on, as the agent and the loop played it.
   const description = {
     ...options.description,

@@ -1,4 +1,5 @@
 import { test as base } from 'vitest';
+import { PrivateRedis } from '../../src/queue/private-redis.js';
 import { CliRunner } from './cli-runner.js';
 import { EnvVars } from './env-vars.js';
 import { MIRROR } from './project.js';
@@ -66,6 +67,21 @@ export const test = base
       (missing: string | null | undefined, component?: 'docker'): void =>
         skipIfMissing(skip, missing, component),
   )
+  /**
+   * Starts a private redis-server on a free loopback port in its own folder (append-only file on, so
+   * a restart keeps the data unless told to drop it); stopped by its pid and removed when the test ends.
+   */
+  .extend('startRedis', ({}, { onCleanup }) => {
+    const servers: PrivateRedis[] = [];
+    onCleanup(async () => {
+      await Promise.all(servers.map((server) => server.close()));
+    });
+    return async (): Promise<PrivateRedis> => {
+      const server = await PrivateRedis.start();
+      servers.push(server);
+      return server;
+    };
+  })
   /** Serves a folder over HTTP on 127.0.0.1 until the test ends. */
   .extend('serve', ({}, { onCleanup }) => {
     const served: ServedFolder[] = [];

@@ -23,6 +23,10 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/server/mcp/mcp-gateway.test.ts',
   'test/server/mcp/mcp-stdio.test.ts',
   'test/examples/node-repl.test.ts',
+  // Distributed runs: a private redis-server, worker processes of the CLI.
+  'test/queue/distributed-run.test.ts',
+  'test/queue/interruptions.test.ts',
+  'test/queue/failures-and-checks.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',
   'test/datasets/demo/demo-python.gold.test.ts',

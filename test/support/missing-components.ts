@@ -56,3 +56,11 @@ export function mirrorMissing(path: string): string | null {
     ? null
     : `${path} not found: set INTERCODE_DATA_MIRROR to the mirror of the upstream data`;
 }
+
+/** Why no redis-server can be started here (the queue tests start private ones), or null. */
+export function redisMissing(): string | null {
+  const found = (process.env.PATH ?? '')
+    .split(':')
+    .some((dir) => dir !== '' && existsSync(`${dir}/redis-server`));
+  return found ? null : 'redis-server is not installed (fix: apt-get install redis-server)';
+}

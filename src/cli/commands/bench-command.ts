@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { parseModelSpec } from '../../agents/llm/model-spec.js';
 import { STRATEGY_NAMES } from '../../agents/llm/strategies/strategy-names.js';
+import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/host/atomic-write.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';
 import { BenchLlmEndpoint } from '../../harness/bench/bench-llm-endpoint.js';
@@ -14,13 +15,17 @@ import { runLlmBench } from '../../harness/bench/llm-bench.js';
 import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import type { RunConfig } from '../../harness/run-config.js';
 import { planRun, type RunPlan } from '../../harness/run-plan.js';
+import { PrivateRedis } from '../../queue/private-redis.js';
+import { runQueueBench } from '../../queue/queue-bench.js';
+import { redisOptionsOf } from '../../queue/redis-connection.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { runServerBench } from '../../server/bench/server-bench.js';
 import { runMcpBench } from '../../server/mcp/mcp-bench.js';
 import { SQL_ENGINES, type SqlEngineName } from '../../sql/engine/sql-engine-name.js';
 import { backendNames, imageOption, listOf, positiveInteger } from '../options.js';
+import { packageVersion } from '../package-version.js';
 
-const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server', 'mcp'] as const;
+const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server', 'mcp', 'queue'] as const;
 
 interface BenchFlags {
   json?: string;
@@ -33,6 +38,7 @@ interface BenchFlags {
   samples: number;
   concurrent: number;
   image?: string;
+  redis?: string;
 }
 
 type EnvFigures = Omit<EnvBenchOptions, 'backend' | 'group' | 'createEnv' | 'goldActions' | 'onProgress'>;
@@ -90,6 +96,27 @@ async function benchLlm(samples: number, onProgress: (message: string) => void):
   }
 }
 
+/** The distributed figures, on `--redis` or on a private redis-server started for them. */
+async function benchQueue(
+  plan: RunPlan,
+  url: string | undefined,
+  onProgress: (message: string) => void,
+): Promise<BenchFigure[]> {
+  const redis = url === undefined ? await PrivateRedis.start({ appendOnly: false }) : undefined;
+  try {
+    return await runQueueBench({
+      redisUrl: url ?? redis!.url,
+      plan,
+      cli: process.argv[1]!,
+      version: packageVersion(),
+      samples: 20,
+      onProgress,
+    });
+  } finally {
+    await redis?.close();
+  }
+}
+
 export function registerBench(program: Command): void {
   program
     .command('bench')
@@ -124,8 +151,13 @@ export function registerBench(program: Command): void {
       listOf('--engine', SQL_ENGINES),
       ['sqlite'],
     )
+    .option('--redis <url>', 'the Redis of the queue figures (default: a private redis-server, if installed)')
     .action(async (flags: BenchFlags) => {
       const groups = new Set(flags.only);
+      if (flags.redis !== undefined && !groups.has('queue'))
+        throw new UsageError('--redis applies to the queue figures only (--only queue)');
+      if (flags.redis !== undefined) redisOptionsOf(flags.redis);
+      const queuePlan = groups.has('queue') ? await planRun({ dataset: 'demo/sql', env: 'sql' }) : undefined;
       const samples = flags.samples;
       // Every run is planned (and every option checked) before anything is measured.
       const plan = (config: RunConfig) => planRun(config);
@@ -241,6 +273,7 @@ export function registerBench(program: Command): void {
             })),
           );
         }
+        if (queuePlan) figures.push(...(await benchQueue(queuePlan, flags.redis, progressOf('queue'))));
         for (const sql of sqlPlans) {
           const engine = sql.config.sql?.engine ?? 'sqlite';
           figures.push(

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { checkRedis } from '../../queue/check-redis.js';
+import { redisOptionsOf } from '../../queue/redis-connection.js';
 import { cleanDockerSandboxes } from '../../sandbox/docker/docker-backend.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { type CheckGroup, environmentChecks, nodeCheck } from '../doctor/machine-checks.js';
@@ -33,7 +35,9 @@ export function registerDoctor(program: Command): void {
       '--clean',
       'first remove sandboxes that killed runs left behind (docker containers of dead owners)',
     )
-    .action(async (flags: { json?: boolean; clean?: boolean }) => {
+    .option('--redis <url>', 'also check the Redis of distributed runs (connection, version, memory policy)')
+    .action(async (flags: { json?: boolean; clean?: boolean; redis?: string }) => {
+      if (flags.redis !== undefined) redisOptionsOf(flags.redis);
       if (flags.clean) {
         const cleaned = await cleanDockerSandboxes().then(
           (report) => `removed ${report.containers} docker container(s) of dead owners`,
@@ -49,6 +53,9 @@ export function registerDoctor(program: Command): void {
         { title: 'Sandbox backend: docker (--backend docker)', required: false, items: docker.items },
         { title: 'Environments', required: false, items: await environmentChecks() },
       ];
+      if (flags.redis !== undefined) {
+        groups.push({ title: 'Queue (--redis)', required: true, items: await checkRedis(flags.redis) });
+      }
       const ready = groups.every(
         (group) => !group.required || group.items.every((item) => item.ok || item.optional),
       );

@@ -13,6 +13,10 @@ import { parseEpisodeRecords } from '../../harness/episode-record.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
+import { assertRedisReachable } from '../../queue/check-redis.js';
+import { checkQueueName, DEFAULT_QUEUE } from '../../queue/queue-keys.js';
+import { redisOptionsOf } from '../../queue/redis-connection.js';
+import { runDistributed } from '../distributed-run.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
 import { addLlmOptions, type LlmFlags, type LlmSetup, resolveAgentName, setUpLlm } from '../llm-flags.js';
@@ -24,7 +28,11 @@ import { selectTasks } from '../task-selection.js';
 interface RunFlags extends EnvFlags, LlmFlags {
   agent: (typeof AGENTS)[number];
   tasks?: string;
-  concurrency: number;
+  concurrency?: number;
+  samples: number;
+  redis?: string;
+  queue?: string;
+  maxAttempts?: number;
   out?: string;
   maxTurns: number;
   trajectories?: string[];
@@ -42,9 +50,27 @@ function checkAgentFlags(flags: RunFlags): void {
     throw new UsageError('--agent replay needs --trajectories FILE');
   if (flags.agent !== 'replay' && flags.trajectories !== undefined)
     throw new UsageError('--trajectories applies to --agent replay only');
-  if (flags.agent === 'human' && flags.concurrency > 1)
+  if (flags.agent === 'human' && (flags.concurrency ?? 1) > 1)
     throw new UsageError('--agent human plays one episode at a time');
   if (flags.resume && !flags.out) throw new UsageError('--resume needs --out DIR (the run to continue)');
+  checkQueueFlags(flags);
+}
+
+/** `--redis` and the options that only apply to it (never silently ignored). */
+function checkQueueFlags(flags: RunFlags): void {
+  if (flags.redis === undefined) {
+    if (flags.queue !== undefined) throw new UsageError('--queue applies to --redis runs only');
+    if (flags.maxAttempts !== undefined) throw new UsageError('--max-attempts applies to --redis runs only');
+    return;
+  }
+  redisOptionsOf(flags.redis);
+  checkQueueName(flags.queue ?? DEFAULT_QUEUE);
+  if (flags.agent === 'human')
+    throw new UsageError('--agent human cannot run on a queue (--redis): play it locally');
+  if (flags.agent === 'llm')
+    throw new UsageError('--agent llm cannot run on a queue (--redis) yet: run it locally');
+  if (flags.concurrency !== undefined)
+    throw new UsageError('--concurrency does not apply to --redis runs: set it on each `intercode worker`');
 }
 
 function createAgent(flags: RunFlags, definition: EnvDefinition, llm: LlmSetup | undefined): Agent {
@@ -95,7 +121,15 @@ export function registerRun(program: Command): void {
       new Option('--agent <agent>', 'agent (default: gold; llm when --model is given)').choices(AGENTS),
     )
     .option('--tasks <list>', 'task indices, e.g. 0-9,12')
-    .option('--concurrency <n>', 'episodes played at once', positiveInteger('--concurrency'), 1)
+    .option('--concurrency <n>', 'episodes played at once (default: 1)', positiveInteger('--concurrency'))
+    .option('--samples <n>', 'episodes per task (pass@k, group rollouts)', positiveInteger('--samples'), 1)
+    .option('--redis <url>', 'put the episodes on this Redis queue for `intercode worker`s to play')
+    .option('--queue <name>', `the queue of --redis (default: ${DEFAULT_QUEUE})`)
+    .option(
+      '--max-attempts <n>',
+      'with --redis, tries of an episode that fails for infrastructure reasons (default: 3)',
+      positiveInteger('--max-attempts'),
+    )
     .option('--out <dir>', 'run directory (default: runs/<dataset>-<agent>-<time>)')
     .option('--max-turns <n>', 'turns per episode', positiveInteger('--max-turns'), 10)
     .option(
@@ -110,6 +144,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the summary as JSON instead of a table');
   addLlmOptions(addEnvOptions(command)).action(async (datasetArg: string, flags: RunFlags) => {
     checkAgentFlags(flags);
+    if (flags.redis !== undefined) await assertRedisReachable(flags.redis);
     const plan = await planRun(runConfigOf(datasetArg, flags));
     let progress: ProgressBarReporter | undefined;
     // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
@@ -158,6 +193,25 @@ export function registerRun(program: Command): void {
       );
     }
     const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
+    if (flags.redis !== undefined) {
+      await runDistributed({
+        redis: flags.redis,
+        queue: flags.queue ?? DEFAULT_QUEUE,
+        plan,
+        dataset,
+        tasks,
+        skipped,
+        agent: flags.agent as 'gold' | 'replay',
+        trajectories: flags.trajectories ?? [],
+        samples: flags.samples,
+        maxTurns: flags.maxTurns,
+        maxAttempts: flags.maxAttempts ?? 3,
+        outDir,
+        resume: Boolean(flags.resume),
+        json: Boolean(flags.json),
+      });
+      return;
+    }
     llm?.prefixes.open(outDir);
     // A resumed run's finished episodes count toward its cost cap.
     const previous = join(outDir, 'episodes.jsonl');
@@ -182,7 +236,8 @@ export function registerRun(program: Command): void {
         description: { ...run.description, agent: agent.name },
         createEnv: () => run.createEnv(),
         agent,
-        concurrency: flags.concurrency,
+        concurrency: flags.concurrency ?? 1,
+        samples: flags.samples,
         outDir,
         resume: Boolean(flags.resume),
         maxTurns: flags.maxTurns,

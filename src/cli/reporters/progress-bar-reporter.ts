@@ -9,18 +9,34 @@ import type { Reporter, RunStart } from '../../harness/reporter.js';
  */
 export class ProgressBarReporter implements Reporter {
   readonly #bar = new SingleBar({
-    format: 'intercode run {bar} {value}/{total} | solved {solved} | eta {eta_formatted}{retry}',
+    format: 'intercode run {bar} {value}/{total} | solved {solved} | eta {eta_formatted}{workers}{retry}',
     hideCursor: true,
     stream: process.stderr,
   });
   #solved = 0;
   #retries = 0;
+  #done = 0;
+  #started = performance.now();
 
   onRunStart(start: RunStart): void {
-    this.#bar.start(start.total, 0, { solved: this.#solved, retry: '' });
+    this.#started = performance.now();
+    this.#bar.start(start.total, 0, { solved: this.#solved, retry: '', workers: '' });
+  }
+
+  /** A distributed run's workers: announced now and seen since the start, with episodes per second. */
+  onWorkers(live: number, seen: number): void {
+    const rate = this.#done / Math.max(0.001, (performance.now() - this.#started) / 1000);
+    this.#bar.update({ workers: ` | workers ${live} (seen ${seen}) | ${rate.toFixed(1)} ep/s` });
+  }
+
+  /** A line above the bar (a worker's refusal, a lost connection). */
+  note(line: string): void {
+    process.stderr.write(`\r\x1b[2Kintercode: ${line}\n`);
+    this.#bar.render();
   }
 
   onEpisodeEnd(record: EpisodeRecord): void {
+    this.#done += 1;
     if (record.success) this.#solved += 1;
     this.#bar.increment(1, { solved: this.#solved });
   }

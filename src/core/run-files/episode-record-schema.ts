@@ -79,6 +79,8 @@ export const turnRecordSchema = z.object({
 export const episodeRecordSchema = z.object({
   taskId: z.string(),
   index: z.int().min(0),
+  /** Which of the task's episodes this is (`--samples N`: 0 … N-1); absent means 0. */
+  sample: z.int().min(0).optional(),
   dataset: z.string(),
   query: z.string(),
   gold: z.unknown().optional(),
@@ -129,4 +131,12 @@ export const episodeRecordFormat: VersionedFormat<EpisodeRecord> = {
 /** The line of `episodes.jsonl` for `record`: `schemaVersion` first, then the record's fields. */
 export function episodeLine(record: EpisodeRecord): string {
   return `${JSON.stringify({ schemaVersion: EPISODE_RECORD_VERSION, ...record })}\n`;
+}
+
+/** The identity of an episode in a run: its task and its sample. */
+export function episodeKey(record: {
+  readonly taskId: string;
+  readonly sample?: number | undefined;
+}): string {
+  return `${record.taskId}#${record.sample ?? 0}`;
 }

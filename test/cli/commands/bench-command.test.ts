@@ -94,13 +94,17 @@ describe('intercode bench', () => {
     const file = join(tempDir('bench'), 'bench.json');
     expectOneLineError(
       cli.run(['bench', '--only', 'nope', '--json', file]),
-      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python, llm\)/,
+      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python, llm, queue\)/,
     );
     expectOneLineError(
       cli.run(['bench', '--backend', 'nope', '--json', file]),
       /--backend: unknown "nope" \(known: bwrap, docker\)/,
     );
     expectOneLineError(cli.run(['bench', '--samples', '0']), /--samples must be a positive integer/);
+    expectOneLineError(
+      cli.run(['bench', '--only', 'sql', '--redis', 'redis://127.0.0.1:1']),
+      /--redis applies to the queue figures only/,
+    );
     expect(existsSync(file)).toBe(false);
   });
 });

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Dataset, Task } from '../core/task.js';
+import type { Reporter } from '../harness/reporter.js';
+import type { RunPlan } from '../harness/run-plan.js';
+import type { RunDescription, SkippedTask } from '../harness/run-summary.js';
+import { datasetChecksum } from '../queue/dataset-checksum.js';
+import { gatherRun } from '../queue/gather-run.js';
+import { redisUrlForDisplay } from '../queue/redis-connection.js';
+import type { AgentSpec } from '../queue/run-meta.js';
+import { EXIT } from './exit-codes.js';
+import { interruptSignal, stopGracefully } from './interrupt.js';
+import { packageVersion } from './package-version.js';
+import { ProgressBarReporter } from './reporters/progress-bar-reporter.js';
+import { SummaryReporter } from './reporters/summary-reporter.js';
+
+export interface DistributedRunSetup {
+  readonly redis: string;
+  readonly queue: string;
+  readonly plan: RunPlan;
+  readonly dataset: Dataset;
+  readonly tasks: readonly Task[];
+  readonly skipped: readonly SkippedTask[];
+  readonly agent: 'gold' | 'replay';
+  readonly trajectories: readonly string[];
+  readonly samples: number;
+  readonly maxTurns: number;
+  readonly maxAttempts: number;
+  readonly outDir: string;
+  readonly resume: boolean;
+  readonly json: boolean;
+}
+
+/** The summary's setup of a run that no local env opened: what `plan.open` would say. */
+function descriptionOf(setup: DistributedRunSetup): RunDescription {
+  const { plan } = setup;
+  const sql = plan.config.sql;
+  const sandbox = plan.config.sandbox;
+  return {
+    dataset: setup.dataset.id,
+    env: plan.envName,
+    ...(plan.backend !== undefined ? { backend: plan.backend } : {}),
+    ...(plan.definition.kind === 'sql' ? { engine: sql?.engine ?? 'sqlite' } : {}),
+    ...(sql?.handicap ? { handicap: true } : {}),
+    ...(sandbox?.compat ? { compat: sandbox.compat } : {}),
+    agent: setup.agent,
+    maxTurns: setup.maxTurns,
+  };
+}
+
+/**
+ * `intercode run --redis`: the episodes go to the queue's workers and come back into the run
+ * directory; the progress bar shows the workers seen and episodes per second.
+ */
+export async function runDistributed(setup: DistributedRunSetup): Promise<void> {
+  const agent: AgentSpec =
+    setup.agent === 'gold'
+      ? { kind: 'gold' }
+      : {
+          kind: 'replay',
+          trajectories: setup.trajectories.map((path) => ({
+            name: basename(path),
+            text: readFileSync(path, 'utf8'),
+          })),
+        };
+  const progress = process.stderr.isTTY && !setup.json ? new ProgressBarReporter() : undefined;
+  const reporters: Reporter[] = [new SummaryReporter({ json: setup.json })];
+  if (progress) reporters.unshift(progress);
+  const say = (line: string) => {
+    if (progress) progress.note(line);
+    else process.stderr.write(`intercode: ${line}\n`);
+  };
+  stopGracefully();
+  try {
+    const end = await gatherRun({
+      redisUrl: setup.redis,
+      queue: setup.queue,
+      tasks: setup.tasks,
+      samples: setup.samples,
+      skipped: setup.skipped,
+      description: descriptionOf(setup),
+      meta: {
+        version: packageVersion(),
+        config: setup.plan.config,
+        agent,
+        maxTurns: setup.maxTurns,
+        scoreEveryTurn: setup.plan.definition.scoreEveryTurn ?? true,
+        samples: setup.samples,
+        dataset: setup.dataset.id,
+        datasetChecksum: await datasetChecksum(setup.dataset),
+      },
+      outDir: setup.outDir,
+      resume: setup.resume,
+      maxAttempts: setup.maxAttempts,
+      signal: interruptSignal,
+      reporters,
+      onRefusal: (worker, reason) => say(`worker ${worker} refused: ${reason}`),
+      onWorkers: (live, seen) => progress?.onWorkers(live, seen),
+      onRedisLost: (reason) =>
+        say(`lost ${redisUrlForDisplay(setup.redis)} (${reason}); the run goes on when it is back`),
+    });
+    if (end.interrupted) process.exitCode = EXIT.interrupted;
+  } finally {
+    progress?.stop();
+  }
+}

@@ -1,0 +1,296 @@
+import { join } from 'node:path';
+import { type Job, Queue, QueueEvents } from 'bullmq';
+import { DatasetError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/host/atomic-write.js';
+import { episodeKey } from '../core/run-files/episode-record-schema.js';
+import type { Task } from '../core/task.js';
+import { EpisodeLog } from '../harness/episode-log.js';
+import { type EpisodeRecord, episodeRecordSchema, failedEpisodeRecord } from '../harness/episode-record.js';
+import { type EpisodeSlot, episodeSlots, orderEpisodes, withSample } from '../harness/episode-slots.js';
+import type { Reporter, RunEnd } from '../harness/reporter.js';
+import { type RunDescription, type SkippedTask, summarize } from '../harness/run-summary.js';
+import { type EpisodeJobData, episodeJobId, QueueKeys } from './queue-keys.js';
+import { bullConnection, connectRedis } from './redis-connection.js';
+import { runIdOf } from './run-id-file.js';
+import { type RunMeta, writeRunMeta } from './run-meta.js';
+import { WorkerWatch } from './worker-watch.js';
+
+export interface GatherOptions {
+  readonly redisUrl: string;
+  readonly queue: string;
+  readonly tasks: readonly Task[];
+  /** Episodes per task. */
+  readonly samples: number;
+  readonly skipped?: readonly SkippedTask[];
+  /** The summary's description of the run (agent, model, strategy, maxTurns included). */
+  readonly description: RunDescription;
+  /** The run's meta for the workers, without its run id (this run's). */
+  readonly meta: Omit<RunMeta, 'runId'>;
+  readonly outDir: string;
+  readonly resume: boolean;
+  /** Tries of an episode that fails for infrastructure reasons before it is recorded as failed. */
+  readonly maxAttempts: number;
+  readonly signal?: AbortSignal;
+  readonly reporters?: readonly Reporter[];
+  /** A worker refused the run (told once per worker and reason). */
+  readonly onRefusal?: (worker: string, reason: string) => void;
+  /** Workers announced now, and seen since the run started. */
+  readonly onWorkers?: (live: number, seen: number) => void;
+  /** Redis went away (told once until it is back). */
+  readonly onRedisLost?: (reason: string) => void;
+  /** How often completed and failed jobs are looked for besides the events, ms (default 1000). */
+  readonly scanIntervalMs?: number;
+  /** At most this many episodes in the queue at once (default: all); the bench measures latency with 1. */
+  readonly maxOutstanding?: number;
+  /**
+   * Told of each gathered episode with when (performance.now()) it was enqueued, its result received,
+   * and appended to the log (flushed to disk).
+   */
+  readonly onGathered?: (
+    record: EpisodeRecord,
+    times: { readonly enqueuedAt: number; readonly receivedAt: number; readonly appendedAt: number },
+  ) => void;
+}
+
+/**
+ * `intercode run --redis`: puts the run's episodes on a BullMQ queue (one job per episode, id
+ * `<runId>.<taskIndex>.<sample>`, so enqueueing again is a no-op) and gathers the results into the
+ * run directory. This process is its only writer and `episodes.jsonl` the source of truth: a result
+ * is appended only when its (task, sample) is not there yet, then its job is removed. Results come
+ * from the queue's events and from a periodic scan of completed and failed jobs (what the events
+ * missed: a restart, a resume); what is not in the log is enqueued again whenever Redis comes back.
+ */
+export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
+  const started = performance.now();
+  const { log, previous } = EpisodeLog.open(options.outDir, options.resume);
+  const foreign = previous.find((record) => record.dataset !== options.description.dataset);
+  if (foreign) {
+    log.close();
+    throw new DatasetError(
+      'DATASET_INVALID',
+      `${options.outDir} holds episodes of ${foreign.dataset}, not ${options.description.dataset}: resume with the same dataset, or choose another --out`,
+    );
+  }
+  const runId = runIdOf(options.outDir, options.resume);
+  const meta: RunMeta = { runId, ...options.meta };
+  const keys = new QueueKeys(options.queue);
+  const all = episodeSlots(options.tasks, options.samples);
+  const byJobId = new Map(all.map((slot) => [episodeJobId(runId, slot.task.index, slot.sample), slot]));
+  const jobIdOf = (slot: EpisodeSlot) => episodeJobId(runId, slot.task.index, slot.sample);
+  const done = new Set(previous.map(episodeKey));
+  const finished: EpisodeRecord[] = [...previous];
+  const reporters = options.reporters ?? [];
+  const pendingCount = all.filter((slot) => !done.has(slot.key)).length;
+  for (const reporter of reporters) {
+    reporter.onRunStart?.({
+      description: options.description,
+      outDir: options.outDir,
+      total: pendingCount,
+      alreadyDone: all.length - pendingCount,
+    });
+  }
+  const redis = connectRedis(options.redisUrl);
+  const queue = new Queue(options.queue, { connection: bullConnection(options.redisUrl) });
+  const events = new QueueEvents(options.queue, { connection: bullConnection(options.redisUrl) });
+  const watch = new WorkerWatch(redis, keys, runId, options);
+  const enqueuedAt = new Map<string, number>();
+  const inQueue = new Set<string>();
+  let wake: () => void = () => {};
+  let needEnqueue = true;
+  let lost = false;
+  let told = false;
+  redis.on('close', () => {
+    lost = true;
+  });
+  redis.on('error', (error: Error) => {
+    if (!told) options.onRedisLost?.(error.message);
+    told = true;
+  });
+  redis.on('ready', () => {
+    if (lost) {
+      needEnqueue = true;
+      metaWritten = false;
+    }
+    lost = false;
+    told = false;
+    wake();
+  });
+  queue.on('error', () => {});
+  events.on('error', () => {});
+
+  const removeJob = (jobId: string) => queue.remove(jobId).catch(() => 0);
+  /** Appends the episode unless the log has it; synchronous, so no two results race. */
+  const accept = (slot: EpisodeSlot, record: EpisodeRecord): void => {
+    inQueue.delete(slot.key);
+    if (done.has(slot.key)) return;
+    const receivedAt = performance.now();
+    log.append(record);
+    done.add(slot.key);
+    finished.push(record);
+    options.onGathered?.(record, {
+      enqueuedAt: enqueuedAt.get(slot.key) ?? started,
+      receivedAt,
+      appendedAt: performance.now(),
+    });
+    for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
+    if (options.maxOutstanding !== undefined) needEnqueue = true;
+    // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
+    if (needEnqueue || done.size >= all.length) wake();
+  };
+  const completed = (jobId: string, value: unknown): void => {
+    const slot = byJobId.get(jobId);
+    if (!slot) return;
+    accept(slot, recordOf(slot, value, options.description.dataset, options.samples));
+    void removeJob(jobId);
+  };
+  const failed = (job: Job): void => {
+    const slot = byJobId.get(job.id ?? '');
+    if (!slot) return;
+    const error = new Error(`failed ${job.attemptsMade} time(s); the last: ${job.failedReason}`);
+    const took = job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : 0;
+    accept(
+      slot,
+      withSample(
+        failedEpisodeRecord(slot.task, options.description.dataset, error, took),
+        slot.sample,
+        options.samples,
+      ),
+    );
+    void removeJob(job.id!);
+  };
+  events.on('completed', ({ jobId, returnvalue }) => completed(jobId, returnvalue));
+
+  let metaWritten = false;
+  const enqueue = async (): Promise<void> => {
+    needEnqueue = false;
+    // Written at the start, and again on each periodic or reconnected enqueue (Redis may have lost it).
+    if (!metaWritten || options.maxOutstanding === undefined) await writeRunMeta(redis, keys, meta);
+    metaWritten = true;
+    const window = options.maxOutstanding ?? Number.POSITIVE_INFINITY;
+    const slots: EpisodeSlot[] = [];
+    for (const slot of all) {
+      if (done.has(slot.key)) continue;
+      if (!inQueue.has(slot.key) && inQueue.size >= window) continue;
+      inQueue.add(slot.key);
+      slots.push(slot);
+    }
+    const now = performance.now();
+    for (const slot of slots) if (!enqueuedAt.has(slot.key)) enqueuedAt.set(slot.key, now);
+    await queue.addBulk(
+      slots.map((slot) => ({
+        name: 'episode',
+        data: {
+          runId,
+          taskIndex: slot.task.index,
+          taskId: slot.task.id,
+          sample: slot.sample,
+        } satisfies EpisodeJobData,
+        opts: {
+          jobId: jobIdOf(slot),
+          attempts: options.maxAttempts,
+          backoff: { type: 'exponential', delay: 1000 },
+          removeOnComplete: false,
+          removeOnFail: false,
+        },
+      })),
+    );
+  };
+  const scan = async (): Promise<void> => {
+    for (const job of await queue.getCompleted(0, -1)) if (job?.id) completed(job.id, job.returnvalue);
+    for (const job of await queue.getFailed(0, -1)) if (job) failed(job);
+    await watch.poll();
+  };
+
+  const signal = options.signal;
+  const aborted = new Promise<void>((resolve) => {
+    if (signal?.aborted) resolve();
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  let lastEnqueue = 0;
+  let lastScan = 0;
+  const scanEvery = options.scanIntervalMs ?? 1000;
+  try {
+    await Promise.race([events.waitUntilReady(), aborted]);
+    while (done.size < all.length && !signal?.aborted) {
+      if (performance.now() - lastEnqueue > 10_000) metaWritten = false;
+      if (needEnqueue || !metaWritten) {
+        lastEnqueue = performance.now();
+        await Promise.race([enqueue(), aborted]);
+      }
+      if (performance.now() - lastScan >= scanEvery) {
+        lastScan = performance.now();
+        await Promise.race([scan(), aborted]);
+      }
+      if (done.size >= all.length) break;
+      const wait = Math.max(1, scanEvery - (performance.now() - lastScan));
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, wait).unref();
+        }),
+        aborted,
+      ]);
+    }
+  } finally {
+    log.close();
+    const interrupted = done.size < all.length;
+    await withTimeout(
+      (async () => {
+        if (interrupted) {
+          // Waiting and delayed jobs go; a job being played finishes and is gathered by --resume.
+          await Promise.all(
+            all.filter((slot) => !done.has(slot.key)).map((slot) => removeJob(jobIdOf(slot))),
+          );
+        } else {
+          await redis.del(keys.run(runId), keys.refusals(runId));
+        }
+      })(),
+      5000,
+    );
+    await withTimeout(Promise.allSettled([events.close(), queue.close(), redis.quit()]), 5000);
+    redis.disconnect();
+  }
+  orderEpisodes(finished, options.tasks);
+  const played = new Set(finished.map(episodeKey));
+  const complete = all.every((slot) => played.has(slot.key));
+  const summary = {
+    ...summarize(options.description, finished, performance.now() - started, complete),
+    ...(options.skipped?.length ? { skipped: options.skipped } : {}),
+  };
+  writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  const end: RunEnd = { summary, episodes: finished, outDir: options.outDir, interrupted: !complete };
+  for (const reporter of reporters) reporter.onRunEnd?.(end);
+  return end;
+}
+
+/** The worker's result as a record of the job's episode; anything else is recorded as a failure. */
+function recordOf(slot: EpisodeSlot, value: unknown, dataset: string, samples: number): EpisodeRecord {
+  const parsed = episodeRecordSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
+  const problem = !parsed.success
+    ? `not an episode record (${parsed.error.issues[0]?.message ?? 'invalid'})`
+    : parsed.data.taskId !== slot.task.id || (parsed.data.sample ?? 0) !== slot.sample
+      ? `the record of ${episodeKey(parsed.data)}, not of ${slot.key}`
+      : undefined;
+  if (parsed.success && problem === undefined) return parsed.data;
+  const error = new Error(`the worker returned ${problem}`);
+  return withSample(failedEpisodeRecord(slot.task, dataset, error, 0), slot.sample, samples);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
