@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { PrefixStore } from '../agents/llm/strategies/prefix-store.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { Reporter } from '../harness/reporter.js';
 import type { RunPlan } from '../harness/run-plan.js';
@@ -10,6 +11,8 @@ import { redisUrlForDisplay } from '../queue/redis-connection.js';
 import type { AgentSpec } from '../queue/run-meta.js';
 import { EXIT } from './exit-codes.js';
 import { interruptSignal, stopGracefully } from './interrupt.js';
+import type { LlmFlags } from './llm-flags.js';
+import { llmSpecOf } from './llm-spec.js';
 import { packageVersion } from './package-version.js';
 import { ProgressBarReporter } from './reporters/progress-bar-reporter.js';
 import { SummaryReporter } from './reporters/summary-reporter.js';
@@ -21,8 +24,10 @@ export interface DistributedRunSetup {
   readonly dataset: Dataset;
   readonly tasks: readonly Task[];
   readonly skipped: readonly SkippedTask[];
-  readonly agent: 'gold' | 'replay';
+  readonly agent: 'gold' | 'replay' | 'llm';
   readonly trajectories: readonly string[];
+  /** The language-model flags of an `llm` run (sent to the workers as {@link llmSpecOf} says). */
+  readonly llm?: LlmFlags;
   readonly samples: number;
   readonly maxTurns: number;
   readonly maxAttempts: number;
@@ -56,13 +61,17 @@ export async function runDistributed(setup: DistributedRunSetup): Promise<void> 
   const agent: AgentSpec =
     setup.agent === 'gold'
       ? { kind: 'gold' }
-      : {
-          kind: 'replay',
-          trajectories: setup.trajectories.map((path) => ({
-            name: basename(path),
-            text: readFileSync(path, 'utf8'),
-          })),
-        };
+      : setup.agent === 'llm'
+        ? llmSpecOf(setup.llm ?? {})
+        : {
+            kind: 'replay',
+            trajectories: setup.trajectories.map((path) => ({
+              name: basename(path),
+              text: readFileSync(path, 'utf8'),
+            })),
+          };
+  // The prompt prefixes the workers' language-model records name land in the run's prefixes.json.
+  const prefixes = setup.agent === 'llm' ? new PrefixStore(setup.outDir) : undefined;
   const progress = process.stderr.isTTY && !setup.json ? new ProgressBarReporter() : undefined;
   const reporters: Reporter[] = [new SummaryReporter({ json: setup.json })];
   if (progress) reporters.unshift(progress);
@@ -91,6 +100,7 @@ export async function runDistributed(setup: DistributedRunSetup): Promise<void> 
       },
       outDir: setup.outDir,
       resume: setup.resume,
+      ...(prefixes ? { prefixes } : {}),
       maxAttempts: setup.maxAttempts,
       signal: interruptSignal,
       reporters,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import { episodeKey } from '../core/run-files/episode-record-schema.js';
+import { type ChatMessageData, episodeKey } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from '../harness/episode-log.js';
 import { type EpisodeRecord, episodeRecordSchema, failedEpisodeRecord } from '../harness/episode-record.js';
@@ -36,6 +36,13 @@ export interface GatherOptions {
   readonly onRefusal?: (worker: string, reason: string) => void;
   /** Workers announced now, and seen since the run started. */
   readonly onWorkers?: (live: number, seen: number) => void;
+  /**
+   * Where the prompt prefixes of language-model results go (the run directory's `prefixes.json`),
+   * added before their record is appended; a name whose messages do not hash to it throws.
+   */
+  readonly prefixes?: {
+    add(prefixes: Readonly<Record<string, readonly ChatMessageData[]>>): void;
+  };
   /** Redis went away (told once until it is back). */
   readonly onRedisLost?: (reason: string) => void;
   /** How often completed and failed jobs are looked for besides the events, ms (default 1000). */
@@ -140,7 +147,8 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const completed = (jobId: string, value: unknown): void => {
     const slot = byJobId.get(jobId);
     if (!slot) return;
-    accept(slot, recordOf(slot, value, options.description.dataset, options.samples));
+    if (!done.has(slot.key)) accept(slot, resultOf(slot, value, options));
+    else inQueue.delete(slot.key);
     void removeJob(jobId);
   };
   const failed = (job: Job): void => {
@@ -263,9 +271,36 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   return end;
 }
 
+/**
+ * The worker's result as a record of the job's episode, its prompt prefixes (an `EpisodeResult`)
+ * added to the run's first; anything else is recorded as a failure.
+ */
+function resultOf(slot: EpisodeSlot, value: unknown, options: GatherOptions): EpisodeRecord {
+  const { dataset } = options.description;
+  const data = typeof value === 'string' ? safeJson(value) : value;
+  if (typeof data === 'object' && data !== null && 'record' in data && 'prefixes' in data) {
+    const { record, prefixes } = data as { record: unknown; prefixes: unknown };
+    const fail = (problem: string) =>
+      withSample(
+        failedEpisodeRecord(slot.task, dataset, new Error(`the worker returned ${problem}`), 0),
+        slot.sample,
+        options.samples,
+      );
+    if (options.prefixes === undefined) return fail('prompt prefixes, which this run does not keep');
+    if (typeof prefixes !== 'object' || prefixes === null) return fail('prefixes that are not an object');
+    try {
+      options.prefixes.add(prefixes as Record<string, ChatMessageData[]>);
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+    return recordOf(slot, record, dataset, options.samples);
+  }
+  return recordOf(slot, data, dataset, options.samples);
+}
+
 /** The worker's result as a record of the job's episode; anything else is recorded as a failure. */
 function recordOf(slot: EpisodeSlot, value: unknown, dataset: string, samples: number): EpisodeRecord {
-  const parsed = episodeRecordSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
+  const parsed = episodeRecordSchema.safeParse(value);
   const problem = !parsed.success
     ? `not an episode record (${parsed.error.issues[0]?.message ?? 'invalid'})`
     : parsed.data.taskId !== slot.task.id || (parsed.data.sample ?? 0) !== slot.sample

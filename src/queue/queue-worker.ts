@@ -4,10 +4,12 @@ import type { Redis } from 'ioredis';
 import type { EpisodeRecord } from '../harness/episode-record.js';
 import { withSample } from '../harness/episode-slots.js';
 import { EpisodeAborted, playEpisode } from '../harness/play-episode.js';
+import { type EpisodeResult, prefixesOf } from './episode-result.js';
 import { type EpisodeJobData, QueueKeys } from './queue-keys.js';
 import { bullConnection, connectRedis } from './redis-connection.js';
 import { RunContext, type WorkerRun } from './run-context.js';
 import { type RunMeta, readRunMeta } from './run-meta.js';
+import { RunRefused } from './run-refused.js';
 import type { WorkerAnnouncement } from './worker-watch.js';
 
 export interface QueueWorkerOptions {
@@ -140,7 +142,7 @@ export class QueueWorker {
       .catch(() => {});
   }
 
-  async #process(job: Job, token: string | undefined): Promise<EpisodeRecord> {
+  async #process(job: Job, token: string | undefined): Promise<EpisodeRecord | EpisodeResult> {
     const data = job.data as EpisodeJobData;
     const opened = await this.#open(data.runId);
     if (opened === undefined || 'refusal' in opened) {
@@ -175,7 +177,8 @@ export class QueueWorker {
       await policy.close?.();
     }
     context.giveEnv(env);
-    return withSample(record, data.sample, meta.samples);
+    const sampled = withSample(record, data.sample, meta.samples);
+    return worker.prefixes ? { record: sampled, prefixes: prefixesOf(sampled, worker.prefixes) } : sampled;
   }
 
   /** The run's context, opened once per run id; undefined while Redis holds no meta for it. */
@@ -197,7 +200,13 @@ export class QueueWorker {
   async #openRun(meta: RunMeta): Promise<Opened> {
     if (meta.version !== this.#options.version)
       return { refusal: `project ${this.#options.version} ≠ ${meta.version}` };
-    const worker = await this.#options.openRun(meta);
+    let worker: WorkerRun;
+    try {
+      worker = await this.#options.openRun(meta);
+    } catch (error) {
+      if (error instanceof RunRefused) return { refusal: error.message };
+      throw error;
+    }
     if (worker.checksum !== meta.datasetChecksum) {
       await worker.run.close();
       await worker.closeAgent?.();

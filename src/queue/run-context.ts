@@ -1,5 +1,6 @@
 import type { Agent } from '../agents/agent.js';
 import type { Env } from '../core/env.js';
+import type { ChatMessageData } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
 import type { OpenedRun } from '../harness/run-plan.js';
 import type { RunMeta } from './run-meta.js';
@@ -10,6 +11,11 @@ export interface WorkerRun {
   readonly agent: Agent;
   /** {@link datasetChecksum} of the dataset as this worker loaded it. */
   readonly checksum: string;
+  /**
+   * The messages of a shared prompt prefix the agent named (language-model agents): sent with each
+   * result, so the gathering run's `prefixes.json` resolves every record.
+   */
+  readonly prefixes?: (name: string) => readonly ChatMessageData[] | undefined;
   /** Releases what the agent holds (a model client, temporary files). */
   readonly closeAgent?: () => Promise<void>;
 }

@@ -67,8 +67,10 @@ function checkQueueFlags(flags: RunFlags): void {
   checkQueueName(flags.queue ?? DEFAULT_QUEUE);
   if (flags.agent === 'human')
     throw new UsageError('--agent human cannot run on a queue (--redis): play it locally');
-  if (flags.agent === 'llm')
-    throw new UsageError('--agent llm cannot run on a queue (--redis) yet: run it locally');
+  if (flags.maxCost !== undefined)
+    throw new UsageError(
+      '--max-cost does not apply to --redis runs yet: cap the spend locally, or at the provider',
+    );
   if (flags.concurrency !== undefined)
     throw new UsageError('--concurrency does not apply to --redis runs: set it on each `intercode worker`');
 }
@@ -194,6 +196,8 @@ export function registerRun(program: Command): void {
     }
     const outDir = flags.out ?? defaultOutDir(dataset.id, agent.name);
     if (flags.redis !== undefined) {
+      // The gatherer's model client did its check; the workers build their own.
+      await llm?.client.close?.();
       await runDistributed({
         redis: flags.redis,
         queue: flags.queue ?? DEFAULT_QUEUE,
@@ -201,8 +205,9 @@ export function registerRun(program: Command): void {
         dataset,
         tasks,
         skipped,
-        agent: flags.agent as 'gold' | 'replay',
+        agent: flags.agent as 'gold' | 'replay' | 'llm',
         trajectories: flags.trajectories ?? [],
+        ...(flags.agent === 'llm' ? { llm: flags } : {}),
         samples: flags.samples,
         maxTurns: flags.maxTurns,
         maxAttempts: flags.maxAttempts ?? 3,

@@ -57,8 +57,14 @@ export function registerWorker(program: Command): void {
           const plan = await planRun(meta.config);
           const dataset = await plan.loadDataset();
           const checksum = await datasetChecksum(dataset);
-          const agent = workerAgent(meta.agent, plan, dataset);
-          const run = await plan.open(dataset);
+          const agent = await workerAgent(meta.agent, plan, dataset, log);
+          let run: Awaited<ReturnType<typeof plan.open>>;
+          try {
+            run = await plan.open(dataset);
+          } catch (error) {
+            await agent.closeAgent?.();
+            throw error;
+          }
           log(`playing run ${meta.runId} (${meta.dataset})`);
           return { run, checksum, ...agent };
         },

@@ -51,21 +51,48 @@ export class PrefixStore {
     const known = this.#names.get(messages);
     if (known !== undefined) return known;
     const data = messages.map(messageData);
-    const name = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 16);
+    const name = prefixName(data);
     this.#names.set(messages, name);
     if (!this.#prefixes.has(name)) {
       this.#prefixes.set(name, data);
-      if (this.#path !== undefined) {
-        writeFileAtomic(this.#path, `${JSON.stringify(Object.fromEntries(this.#prefixes), null, 2)}\n`);
-      }
+      this.#write();
     }
     return name;
+  }
+
+  /**
+   * Adds prefixes named elsewhere (a queue worker's, for the records it played), writing the file
+   * once if any is new. Each name must be the content hash of its messages: a prefix is never
+   * replaced by other content under a name already used.
+   */
+  add(prefixes: Readonly<Record<string, readonly ChatMessageData[]>>): void {
+    let added = false;
+    for (const [name, messages] of Object.entries(prefixes)) {
+      const actual = prefixName(messages);
+      if (actual !== name)
+        throw new Error(`prefix ${name} does not match its messages (their name is ${actual})`);
+      if (this.#prefixes.has(name)) continue;
+      this.#prefixes.set(name, messages);
+      added = true;
+    }
+    if (added) this.#write();
+  }
+
+  #write(): void {
+    if (this.#path !== undefined) {
+      writeFileAtomic(this.#path, `${JSON.stringify(Object.fromEntries(this.#prefixes), null, 2)}\n`);
+    }
   }
 
   /** The messages of a prefix by name. */
   get(name: string): readonly ChatMessageData[] | undefined {
     return this.#prefixes.get(name);
   }
+}
+
+/** The name of a prefix: the first 16 hex digits of the SHA-256 of its messages' JSON. */
+export function prefixName(messages: readonly ChatMessageData[]): string {
+  return createHash('sha256').update(JSON.stringify(messages)).digest('hex').slice(0, 16);
 }
 
 /** A message as `episodes.jsonl` and `prefixes.json` keep it (tool call arguments as their text). */
