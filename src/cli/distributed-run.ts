@@ -28,6 +28,8 @@ export interface DistributedRunSetup {
   readonly trajectories: readonly string[];
   /** The language-model flags of an `llm` run (sent to the workers as {@link llmSpecOf} says). */
   readonly llm?: LlmFlags;
+  /** The model and strategy of an `llm` run, as the gatherer's checked agent names them (the summary's). */
+  readonly llmAgent?: { readonly model: string; readonly strategy: string };
   readonly samples: number;
   readonly maxTurns: number;
   readonly maxAttempts: number;
@@ -49,6 +51,7 @@ function descriptionOf(setup: DistributedRunSetup): RunDescription {
     ...(sql?.handicap ? { handicap: true } : {}),
     ...(sandbox?.compat ? { compat: sandbox.compat } : {}),
     agent: setup.agent,
+    ...(setup.llmAgent ? { model: setup.llmAgent.model, strategy: setup.llmAgent.strategy } : {}),
     maxTurns: setup.maxTurns,
   };
 }

@@ -27,6 +27,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/queue/distributed-run.test.ts',
   'test/queue/interruptions.test.ts',
   'test/queue/failures-and-checks.test.ts',
+  'test/queue/llm-runs.test.ts',
   // Built-in datasets played in sandboxes or on MariaDB/PostgreSQL.
   'test/datasets/demo/demo-bash.sandbox.test.ts',
   'test/datasets/demo/demo-python.gold.test.ts',

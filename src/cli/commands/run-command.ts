@@ -207,7 +207,7 @@ export function registerRun(program: Command): void {
         skipped,
         agent: flags.agent as 'gold' | 'replay' | 'llm',
         trajectories: flags.trajectories ?? [],
-        ...(flags.agent === 'llm' ? { llm: flags } : {}),
+        ...(llm ? { llm: flags, llmAgent: { model: llm.agent.model, strategy: llm.agent.strategy } } : {}),
         samples: flags.samples,
         maxTurns: flags.maxTurns,
         maxAttempts: flags.maxAttempts ?? 3,
