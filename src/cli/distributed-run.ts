@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { CostBudget } from '../agents/llm/cost-budget.js';
 import { PrefixStore } from '../agents/llm/strategies/prefix-store.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { Reporter } from '../harness/reporter.js';
@@ -30,6 +31,8 @@ export interface DistributedRunSetup {
   readonly llm?: LlmFlags;
   /** The model and strategy of an `llm` run, as the gatherer's checked agent names them (the summary's). */
   readonly llmAgent?: { readonly model: string; readonly strategy: string };
+  /** `--max-cost`: the gatherer enforces it over the gathered episodes' cost. */
+  readonly budget?: CostBudget;
   readonly samples: number;
   readonly maxTurns: number;
   readonly maxAttempts: number;
@@ -104,6 +107,7 @@ export async function runDistributed(setup: DistributedRunSetup): Promise<void> 
       outDir: setup.outDir,
       resume: setup.resume,
       ...(prefixes ? { prefixes } : {}),
+      ...(setup.budget ? { budget: setup.budget } : {}),
       maxAttempts: setup.maxAttempts,
       signal: interruptSignal,
       reporters,
@@ -113,6 +117,10 @@ export async function runDistributed(setup: DistributedRunSetup): Promise<void> 
         say(`lost ${redisUrlForDisplay(setup.redis)} (${reason}); the run goes on when it is back`),
     });
     if (end.interrupted) process.exitCode = EXIT.interrupted;
+    else if (end.stopReason !== undefined)
+      say(
+        `stopped before the cost cap: ${end.stopReason} (finished episodes are kept; raise --max-cost and run again with --resume)`,
+      );
   } finally {
     progress?.stop();
   }

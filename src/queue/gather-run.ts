@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
+import type { CostBudget } from '../agents/llm/cost-budget.js';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { type ChatMessageData, episodeKey } from '../core/run-files/episode-record-schema.js';
@@ -13,7 +14,7 @@ import { type EpisodeJobData, episodeJobId, QueueKeys } from './queue-keys.js';
 import { bullConnection, connectRedis } from './redis-connection.js';
 import { runIdOf } from './run-id-file.js';
 import { type RunMeta, writeRunMeta } from './run-meta.js';
-import { WorkerWatch } from './worker-watch.js';
+import { listWorkers, WorkerWatch } from './worker-watch.js';
 
 export interface GatherOptions {
   readonly redisUrl: string;
@@ -43,6 +44,14 @@ export interface GatherOptions {
   readonly prefixes?: {
     add(prefixes: Readonly<Record<string, readonly ChatMessageData[]>>): void;
   };
+  /**
+   * The run's cost cap (`--max-cost`), the local rule: before an episode is enqueued, the spend of the
+   * gathered episodes plus the costliest so far for each episode in the queue and one more must stay
+   * under the cap. Until an episode has cost anything, at most the live workers' capacity is queued.
+   * Once it refuses, the waiting jobs are removed, those being played are gathered, and the run ends
+   * with `stopReason`.
+   */
+  readonly budget?: CostBudget;
   /** Redis went away (told once until it is back). */
   readonly onRedisLost?: (reason: string) => void;
   /** How often completed and failed jobs are looked for besides the events, ms (default 1000). */
@@ -101,6 +110,13 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const events = new QueueEvents(options.queue, { connection: bullConnection(options.redisUrl) });
   const watch = new WorkerWatch(redis, keys, runId, options);
   const enqueuedAt = new Map<string, number>();
+  const { budget } = options;
+  // A resumed run's finished episodes count toward its cap.
+  for (const record of previous)
+    if (record.error === undefined) budget?.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
+  let stopReason: string | undefined;
+  /** Episodes the live workers play at once (the capped run's window before any episode cost anything). */
+  let capacity = 1;
   const inQueue = new Set<string>();
   let wake: () => void = () => {};
   let needEnqueue = true;
@@ -130,6 +146,11 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const accept = (slot: EpisodeSlot, record: EpisodeRecord): void => {
     inQueue.delete(slot.key);
     if (done.has(slot.key)) return;
+    if (budget) {
+      budget.add(record.costUsd === undefined ? 0 : record.costUsd, slot.key);
+      budget.finish(slot.key);
+      needEnqueue = true;
+    }
     const receivedAt = performance.now();
     log.append(record);
     done.add(slot.key);
@@ -141,6 +162,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     });
     for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
     if (options.maxOutstanding !== undefined) needEnqueue = true;
+    if (stopReason !== undefined && inQueue.size === 0) wake();
     // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
     if (needEnqueue || done.size >= all.length) wake();
   };
@@ -174,14 +196,25 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     // Written at the start, and again on each periodic or reconnected enqueue (Redis may have lost it).
     if (!metaWritten || options.maxOutstanding === undefined) await writeRunMeta(redis, keys, meta);
     metaWritten = true;
-    const window = options.maxOutstanding ?? Number.POSITIVE_INFINITY;
+    const window =
+      budget && budget.episodeEstimateUsd === 0
+        ? Math.max(1, capacity)
+        : (options.maxOutstanding ?? Number.POSITIVE_INFINITY);
     const slots: EpisodeSlot[] = [];
     for (const slot of all) {
       if (done.has(slot.key)) continue;
-      if (!inQueue.has(slot.key) && inQueue.size >= window) continue;
+      if (!inQueue.has(slot.key)) {
+        if (inQueue.size >= window || stopReason !== undefined) continue;
+        if (budget) {
+          stopReason = budget.refusal();
+          if (stopReason !== undefined) continue;
+          budget.start(slot.key);
+        }
+      }
       inQueue.add(slot.key);
       slots.push(slot);
     }
+    if (stopReason !== undefined) await removeWaiting();
     const now = performance.now();
     for (const slot of slots) if (!enqueuedAt.has(slot.key)) enqueuedAt.set(slot.key, now);
     await queue.addBulk(
@@ -203,7 +236,28 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       })),
     );
   };
+  /**
+   * Once the capped run stops, the jobs not taken yet go, the last enqueued first, while those in the
+   * queue could cross the cap (at the costliest episode so far each): a job admitted under the cap is
+   * played, as a local run finishes its episodes in flight. A job being played cannot be removed.
+   */
+  const removeWaiting = async (): Promise<void> => {
+    for (const key of [...inQueue].reverse()) {
+      if (!budget || budget.committedUsd <= budget.maxCostUsd + 1e-9) return;
+      const slot = all.find((candidate) => candidate.key === key);
+      if (slot && (await queue.remove(jobIdOf(slot)).catch(() => 0)) === 1) {
+        inQueue.delete(key);
+        budget?.finish(key);
+      }
+    }
+  };
   const scan = async (): Promise<void> => {
+    if (budget) {
+      const workers = await listWorkers(redis, keys);
+      capacity = workers.reduce((sum, worker) => sum + worker.capacity, 0);
+      if (budget.episodeEstimateUsd === 0) needEnqueue = true;
+    }
+    if (stopReason !== undefined) await removeWaiting();
     for (const job of await queue.getCompleted(0, -1)) if (job?.id) completed(job.id, job.returnvalue);
     for (const job of await queue.getFailed(0, -1)) if (job) failed(job);
     await watch.poll();
@@ -219,7 +273,8 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const scanEvery = options.scanIntervalMs ?? 1000;
   try {
     await Promise.race([events.waitUntilReady(), aborted]);
-    while (done.size < all.length && !signal?.aborted) {
+    const stopped = () => stopReason !== undefined && inQueue.size === 0;
+    while (done.size < all.length && !signal?.aborted && !stopped()) {
       if (performance.now() - lastEnqueue > 10_000) metaWritten = false;
       if (needEnqueue || !metaWritten) {
         lastEnqueue = performance.now();
@@ -229,7 +284,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
         lastScan = performance.now();
         await Promise.race([scan(), aborted]);
       }
-      if (done.size >= all.length) break;
+      if (done.size >= all.length || stopped()) break;
       const wait = Math.max(1, scanEvery - (performance.now() - lastScan));
       await Promise.race([
         new Promise<void>((resolve) => {
@@ -241,7 +296,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     }
   } finally {
     log.close();
-    const interrupted = done.size < all.length;
+    const interrupted = done.size < all.length && (stopReason === undefined || signal?.aborted === true);
     await withTimeout(
       (async () => {
         if (interrupted) {
@@ -264,9 +319,16 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const summary = {
     ...summarize(options.description, finished, performance.now() - started, complete),
     ...(options.skipped?.length ? { skipped: options.skipped } : {}),
+    ...(stopReason !== undefined ? { stopReason } : {}),
   };
   writeFileAtomic(join(options.outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  const end: RunEnd = { summary, episodes: finished, outDir: options.outDir, interrupted: !complete };
+  const end: RunEnd = {
+    summary,
+    episodes: finished,
+    outDir: options.outDir,
+    interrupted: !complete && (stopReason === undefined || signal?.aborted === true),
+    ...(stopReason !== undefined ? { stopReason } : {}),
+  };
   for (const reporter of reporters) reporter.onRunEnd?.(end);
   return end;
 }

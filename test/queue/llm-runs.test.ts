@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterAll, describe, expect } from 'vitest';
 import type { Task } from '../../src/core/task.js';
 import { demoSqlDataset } from '../../src/datasets/demo/demo-sql.js';
 import { type RecordedLlmRequest, ScriptedLlmServer, type ScriptStep } from '../../src/testkit/index.js';
-import { expectOneLineError } from '../support/cli-runner.js';
 import { test } from '../support/fixtures.js';
 import { jsonLines } from '../support/json-lines.js';
 import { redisMissing } from '../support/missing-components.js';
@@ -152,7 +152,7 @@ describe('intercode run --redis with a language model', () => {
       n: 6,
       solved: 6,
     });
-    // Two requests per episode, and one check by each of the gatherer and the two workers.
+    // Two model requests per episode, none other (the checks ask the model list).
     expect(server.modelRequestCount).toBe(12);
     const report = cli.run(['report', out, '--json']);
     expect(report.status, report.stderr).toBe(0);
@@ -214,20 +214,55 @@ describe('intercode run --redis with a language model', () => {
     );
   });
 
-  test('--max-cost with --redis is refused in one line, before any work', async ({ cli, tempDir }) => {
+  test('--max-cost: the gatherer stops enqueueing before the cap, removes waiting jobs, ends as a local run', {
+    timeout: LONG,
+  }, async ({ cli, tempDir, startRedis, needs }) => {
+    needs(redisMissing());
+    const tasks = (await demoSqlDataset().load()).tasks.slice(0, 6);
+    const server = await ScriptedLlmServer.start(goldScript(tasks), { apiKey: KEY, models: ['gpt-4o'] });
+    servers.push(server);
+    const env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: KEY };
+    const redis = await startRedis();
+    const worker = cli.start(['worker', '--redis', redis.url, '--grace', '5'], { env });
     const out = join(tempDir('queue-llm-cost'), 'run');
-    const result = cli.run([
-      'run',
-      'demo/sql',
-      '--model',
-      `replay:${FIXTURE}`,
-      '--max-cost',
-      '1',
-      '--redis',
-      'redis://127.0.0.1:1',
-      '--out',
-      out,
-    ]);
-    expectOneLineError(result, /--max-cost does not apply to --redis runs/);
+    // gpt-4o: an episode is two calls of 200 + 30 tokens, $0.0016. One worker, one at a time: the first
+    // episode alone (no estimate yet), then while spent + those in the queue + one more stays under $0.005.
+    const result = await cli.start(
+      [
+        'run',
+        'demo/sql',
+        '--tasks',
+        '0-5',
+        '--model',
+        'openai:gpt-4o',
+        '--max-cost',
+        '0.005',
+        '--redis',
+        redis.url,
+        '--out',
+        out,
+      ],
+      { env },
+    ).done;
+    const queue = new Queue('intercode', { connection: { host: '127.0.0.1', port: redis.port } });
+    queue.on('error', () => {});
+    const left = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    await queue.close();
+    await stopWorkers([worker]);
+    expect(result.status, result.stderr).toBe(0);
+    // After the first episode ($0.0016), two more fit under $0.005 and are played; a fourth could cross.
+    expect(result.stderr).toMatch(
+      /^intercode: stopped before the cost cap: --max-cost \$0\.0050: \$0\.0016 spent and 2 in flight/m,
+    );
+    expect(result.stdout).toMatch(/stopped before the end: --max-cost/);
+    const episodes = episodesOf(out);
+    expect(episodes.map((episode) => episode.taskId)).toEqual(tasks.slice(0, 3).map((task) => task.id));
+    const calls = episodes.flatMap((episode) => episode.turns.flatMap((turn) => turn.llm?.calls ?? []));
+    expect(calls.reduce((sum, call) => sum + (call.costUsd ?? 1), 0)).toBeCloseTo(0.0048, 6);
+    expect(Object.values(left).reduce((sum, count) => sum + count, 0)).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ complete: false, stopReason: expect.stringMatching(/^--max-cost/) });
+    // Two model requests per episode played, none for an episode removed from the queue.
+    expect(server.modelRequestCount).toBe(2 * episodes.length);
   });
 });

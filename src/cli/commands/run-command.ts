@@ -67,10 +67,6 @@ function checkQueueFlags(flags: RunFlags): void {
   checkQueueName(flags.queue ?? DEFAULT_QUEUE);
   if (flags.agent === 'human')
     throw new UsageError('--agent human cannot run on a queue (--redis): play it locally');
-  if (flags.maxCost !== undefined)
-    throw new UsageError(
-      '--max-cost does not apply to --redis runs yet: cap the spend locally, or at the provider',
-    );
   if (flags.concurrency !== undefined)
     throw new UsageError('--concurrency does not apply to --redis runs: set it on each `intercode worker`');
 }
@@ -208,6 +204,7 @@ export function registerRun(program: Command): void {
         agent: flags.agent as 'gold' | 'replay' | 'llm',
         trajectories: flags.trajectories ?? [],
         ...(llm ? { llm: flags, llmAgent: { model: llm.agent.model, strategy: llm.agent.strategy } } : {}),
+        ...(llm?.budget ? { budget: llm.budget } : {}),
         samples: flags.samples,
         maxTurns: flags.maxTurns,
         maxAttempts: flags.maxAttempts ?? 3,
