@@ -150,6 +150,9 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       budget.add(record.costUsd === undefined ? 0 : record.costUsd, slot.key);
       budget.finish(slot.key);
       needEnqueue = true;
+      // A costlier episode than before: those admitted may now cross the cap; the next enqueue removes them.
+      if (stopReason === undefined && budget.committedUsd > budget.maxCostUsd + 1e-9)
+        stopReason = budget.refusal();
     }
     const receivedAt = performance.now();
     log.append(record);

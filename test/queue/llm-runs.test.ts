@@ -64,7 +64,7 @@ function expectPrefixesResolve(dir: string): number {
 }
 
 /** Answers a task's first request with a wrong query, later ones with its gold. */
-function goldScript(tasks: readonly Task[]) {
+function goldScript(tasks: readonly Task[], usage = (_task: Task) => ({ input: 200, output: 30 })) {
   return (request: RecordedLlmRequest): ScriptStep => {
     const text = JSON.stringify((request.body as { messages?: unknown }).messages ?? '');
     const task = [...tasks]
@@ -76,7 +76,7 @@ function goldScript(tasks: readonly Task[]) {
     );
     return {
       text: `Let me try.\n\`\`\`sql\n${answered ? String(task.gold) : 'SELECT 1'}\n\`\`\``,
-      usage: { input: 200, output: 30 },
+      usage: usage(task),
     };
   };
 }
@@ -214,7 +214,7 @@ describe('intercode run --redis with a language model', () => {
     );
   });
 
-  test('--max-cost: the gatherer stops enqueueing before the cap, removes waiting jobs, ends as a local run', {
+  test('--max-cost: the gatherer queues episodes while they fit under the cap, then ends as a local run', {
     timeout: LONG,
   }, async ({ cli, tempDir, startRedis, needs }) => {
     needs(redisMissing());
@@ -264,5 +264,55 @@ describe('intercode run --redis with a language model', () => {
     expect(summary).toMatchObject({ complete: false, stopReason: expect.stringMatching(/^--max-cost/) });
     // Two model requests per episode played, none for an episode removed from the queue.
     expect(server.modelRequestCount).toBe(2 * episodes.length);
+  });
+
+  test('--max-cost: a costlier episode than estimated removes the waiting jobs that could cross the cap', {
+    timeout: LONG,
+  }, async ({ cli, tempDir, startRedis, needs }) => {
+    needs(redisMissing());
+    const tasks = (await demoSqlDataset().load()).tasks.slice(0, 6);
+    // The first task's episode costs $0.00016, the others' $0.016 each.
+    const server = await ScriptedLlmServer.start(
+      goldScript(tasks, (task) =>
+        task.id === tasks[0]!.id ? { input: 20, output: 3 } : { input: 2000, output: 300 },
+      ),
+      { apiKey: KEY, models: ['gpt-4o'] },
+    );
+    servers.push(server);
+    const env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: KEY };
+    const redis = await startRedis();
+    const worker = cli.start(['worker', '--redis', redis.url, '--grace', '5'], { env });
+    const out = join(tempDir('queue-llm-cost-jump'), 'run');
+    const result = await cli.start(
+      [
+        'run',
+        'demo/sql',
+        '--tasks',
+        '0-5',
+        '--model',
+        'openai:gpt-4o',
+        '--max-cost',
+        '0.02',
+        '--redis',
+        redis.url,
+        '--out',
+        out,
+      ],
+      { env },
+    ).done;
+    const queue = new Queue('intercode', { connection: { host: '127.0.0.1', port: redis.port } });
+    queue.on('error', () => {});
+    const left = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    await queue.close();
+    await stopWorkers([worker]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^intercode: stopped before the cost cap: --max-cost \$0\.02/m);
+    // After the cheap first episode all five others fit the estimate and are queued; the second costs
+    // $0.016, so the queued ones not yet taken are removed (the one the worker took, if any, is played).
+    const played = episodesOf(out).map((episode) => episode.taskId);
+    expect(played.slice(0, 2)).toEqual([tasks[0]!.id, tasks[1]!.id]);
+    expect(played.length).toBeLessThanOrEqual(3);
+    expect(Object.values(left).reduce((sum, count) => sum + count, 0)).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toMatchObject({ complete: false });
   });
 });
