@@ -3,13 +3,14 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import type { CostBudget } from '../agents/llm/cost-budget.js';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import { type ChatMessageData, episodeKey } from '../core/run-files/episode-record-schema.js';
+import { episodeKey } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from '../harness/episode-log.js';
-import { type EpisodeRecord, episodeRecordSchema, failedEpisodeRecord } from '../harness/episode-record.js';
+import { type EpisodeRecord, failedEpisodeRecord } from '../harness/episode-record.js';
 import { type EpisodeSlot, episodeSlots, orderEpisodes, withSample } from '../harness/episode-slots.js';
 import type { Reporter, RunEnd } from '../harness/reporter.js';
 import { type RunDescription, type SkippedTask, summarize } from '../harness/run-summary.js';
+import { type PrefixSink, resultOf } from './episode-result.js';
 import { type EpisodeJobData, episodeJobId, QueueKeys } from './queue-keys.js';
 import { bullConnection, connectRedis } from './redis-connection.js';
 import { runIdOf } from './run-id-file.js';
@@ -41,9 +42,7 @@ export interface GatherOptions {
    * Where the prompt prefixes of language-model results go (the run directory's `prefixes.json`),
    * added before their record is appended; a name whose messages do not hash to it throws.
    */
-  readonly prefixes?: {
-    add(prefixes: Readonly<Record<string, readonly ChatMessageData[]>>): void;
-  };
+  readonly prefixes?: PrefixSink;
   /**
    * The run's cost cap (`--max-cost`), the local rule: before an episode is enqueued, the spend of the
    * gathered episodes plus the costliest so far for each episode in the queue and one more must stay
@@ -172,7 +171,15 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const completed = (jobId: string, value: unknown): void => {
     const slot = byJobId.get(jobId);
     if (!slot) return;
-    if (!done.has(slot.key)) accept(slot, resultOf(slot, value, options));
+    if (!done.has(slot.key))
+      accept(
+        slot,
+        resultOf(slot, value, {
+          dataset: options.description.dataset,
+          samples: options.samples,
+          ...(options.prefixes ? { prefixes: options.prefixes } : {}),
+        }),
+      );
     else inQueue.delete(slot.key);
     void removeJob(jobId);
   };
@@ -217,11 +224,13 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       inQueue.add(slot.key);
       slots.push(slot);
     }
+    // A capped run that stopped: the jobs it removes are not enqueued again.
     if (stopReason !== undefined) await removeWaiting();
+    const sending = slots.filter((slot) => inQueue.has(slot.key));
     const now = performance.now();
-    for (const slot of slots) if (!enqueuedAt.has(slot.key)) enqueuedAt.set(slot.key, now);
+    for (const slot of sending) if (!enqueuedAt.has(slot.key)) enqueuedAt.set(slot.key, now);
     await queue.addBulk(
-      slots.map((slot) => ({
+      sending.map((slot) => ({
         name: 'episode',
         data: {
           runId,
@@ -334,54 +343,6 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   };
   for (const reporter of reporters) reporter.onRunEnd?.(end);
   return end;
-}
-
-/**
- * The worker's result as a record of the job's episode, its prompt prefixes (an `EpisodeResult`)
- * added to the run's first; anything else is recorded as a failure.
- */
-function resultOf(slot: EpisodeSlot, value: unknown, options: GatherOptions): EpisodeRecord {
-  const { dataset } = options.description;
-  const data = typeof value === 'string' ? safeJson(value) : value;
-  if (typeof data === 'object' && data !== null && 'record' in data && 'prefixes' in data) {
-    const { record, prefixes } = data as { record: unknown; prefixes: unknown };
-    const fail = (problem: string) =>
-      withSample(
-        failedEpisodeRecord(slot.task, dataset, new Error(`the worker returned ${problem}`), 0),
-        slot.sample,
-        options.samples,
-      );
-    if (options.prefixes === undefined) return fail('prompt prefixes, which this run does not keep');
-    if (typeof prefixes !== 'object' || prefixes === null) return fail('prefixes that are not an object');
-    try {
-      options.prefixes.add(prefixes as Record<string, ChatMessageData[]>);
-    } catch (error) {
-      return fail((error as Error).message);
-    }
-    return recordOf(slot, record, dataset, options.samples);
-  }
-  return recordOf(slot, data, dataset, options.samples);
-}
-
-/** The worker's result as a record of the job's episode; anything else is recorded as a failure. */
-function recordOf(slot: EpisodeSlot, value: unknown, dataset: string, samples: number): EpisodeRecord {
-  const parsed = episodeRecordSchema.safeParse(value);
-  const problem = !parsed.success
-    ? `not an episode record (${parsed.error.issues[0]?.message ?? 'invalid'})`
-    : parsed.data.taskId !== slot.task.id || (parsed.data.sample ?? 0) !== slot.sample
-      ? `the record of ${episodeKey(parsed.data)}, not of ${slot.key}`
-      : undefined;
-  if (parsed.success && problem === undefined) return parsed.data;
-  const error = new Error(`the worker returned ${problem}`);
-  return withSample(failedEpisodeRecord(slot.task, dataset, error, 0), slot.sample, samples);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
