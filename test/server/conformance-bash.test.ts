@@ -188,10 +188,10 @@ describe('demo/bash over the wire', () => {
       expectErrorFrame(await ws.request({ type: 'reset' }, 60_000), 'STEP_TIMEOUT');
       await ws.close();
       const started = Date.now();
-      // The abandoned build goes on in the background: watch at least 30 s, then until none is left.
+      // The abandoned build goes on in the background: watch at least 15 s, then until none is left.
       let live = cold.sandboxes();
       let most = live;
-      while ((live !== 0 || Date.now() - started < 30_000) && Date.now() - started < 60_000) {
+      while ((live !== 0 || Date.now() - started < 15_000) && Date.now() - started < 60_000) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         live = cold.sandboxes();
         most = Math.max(most, live);

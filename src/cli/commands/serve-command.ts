@@ -19,6 +19,7 @@ interface ServeFlags {
   maxSessions?: number;
   idleTimeout: number;
   stepTimeout: number;
+  pingInterval: number;
   maxMessageBytes: number;
   dataset: string;
   maxTurns: number;
@@ -76,6 +77,12 @@ export function registerServe(program: Command): void {
       50,
     )
     .option(
+      '--ping-interval <seconds>',
+      'WebSocket keepalive: ping every S seconds; a peer that misses two pongs is dropped',
+      positiveNumber('--ping-interval'),
+      20,
+    )
+    .option(
       '--max-message-bytes <n>',
       'largest request body or WebSocket frame',
       positiveInteger('--max-message-bytes'),
@@ -125,6 +132,7 @@ export function registerServe(program: Command): void {
         ...(maxSessions !== undefined ? { maxSessions } : {}),
         idleTimeoutMs: flags.idleTimeout * 1000,
         stepTimeoutMs: flags.stepTimeout * 1000,
+        pingIntervalMs: flags.pingInterval * 1000,
         maxMessageBytes: flags.maxMessageBytes,
         dataset: flags.dataset,
         maxTurns: flags.maxTurns,

@@ -94,7 +94,7 @@ describe('intercode bench', () => {
     const file = join(tempDir('bench'), 'bench.json');
     expectOneLineError(
       cli.run(['bench', '--only', 'nope', '--json', file]),
-      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python, llm, queue\)/,
+      /--only: unknown "nope" \(known: sandbox, bash, ctf, sql, python, llm, server, mcp, queue\)/,
     );
     expectOneLineError(
       cli.run(['bench', '--backend', 'nope', '--json', file]),
