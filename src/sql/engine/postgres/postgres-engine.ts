@@ -234,6 +234,10 @@ export class PostgresEngine
         );
       }
       await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(slot.database)}${dropForce(backend)}`);
+      // A copy that outgrew its size may have filled the server's store: a checkpoint makes every
+      // process let go of the dropped files and recycles the log its writes left, so the new copy
+      // has room (a tmpfs frees a file's pages only when no process holds it open).
+      if (backend.superuser) await backend.pool.query('CHECKPOINT');
       for (const statement of copyStatements(backend, prepared, slot)) await backend.pool.query(statement);
       slot.stale = false;
     } catch (error) {
