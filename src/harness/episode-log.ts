@@ -35,6 +35,27 @@ export class EpisodeLog {
    * that failed with an infrastructure error are dropped too, so that they are played again.
    * Without `resume`, an existing non-empty log is an error, so no earlier result is ever overwritten.
    */
+  /**
+   * {@link open} for a run of `dataset`: a resumed log that holds another dataset's episodes (or the
+   * same task file spelled differently) is refused, so no task id is played twice in one log.
+   */
+  static openForRun(
+    directory: string,
+    resume: boolean,
+    dataset: string,
+  ): { log: EpisodeLog; previous: EpisodeRecord[] } {
+    const opened = EpisodeLog.open(directory, resume);
+    const foreign = opened.previous.find((record) => record.dataset !== dataset);
+    if (foreign) {
+      opened.log.close();
+      throw new DatasetError(
+        'DATASET_INVALID',
+        `${directory} holds episodes of ${foreign.dataset}, not ${dataset}: resume with the same dataset, or choose another --out`,
+      );
+    }
+    return opened;
+  }
+
   static open(directory: string, resume: boolean): { log: EpisodeLog; previous: EpisodeRecord[] } {
     mkdirSync(directory, { recursive: true });
     const path = join(directory, 'episodes.jsonl');

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Agent } from '../agents/agent.js';
 import type { Env } from '../core/env.js';
-import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { episodeKey } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
@@ -52,17 +51,11 @@ export type RunResult = RunEnd;
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const { log, previous } = EpisodeLog.open(options.outDir, options.resume);
-  // Resuming with another dataset (or the same task file spelled differently) would play every
-  // task again next to the old episodes: duplicate task ids in one log.
-  const foreign = previous.find((record) => record.dataset !== options.description.dataset);
-  if (foreign) {
-    log.close();
-    throw new DatasetError(
-      'DATASET_INVALID',
-      `${options.outDir} holds episodes of ${foreign.dataset}, not ${options.description.dataset}: resume with the same dataset, or choose another --out`,
-    );
-  }
+  const { log, previous } = EpisodeLog.openForRun(
+    options.outDir,
+    options.resume,
+    options.description.dataset,
+  );
   const samples = options.samples ?? 1;
   const all = episodeSlots(options.tasks, samples);
   const done = new Set(previous.map(episodeKey));

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import type { CostBudget } from '../agents/llm/cost-budget.js';
-import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { episodeKey } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
@@ -77,15 +76,11 @@ export interface GatherOptions {
  */
 export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const started = performance.now();
-  const { log, previous } = EpisodeLog.open(options.outDir, options.resume);
-  const foreign = previous.find((record) => record.dataset !== options.description.dataset);
-  if (foreign) {
-    log.close();
-    throw new DatasetError(
-      'DATASET_INVALID',
-      `${options.outDir} holds episodes of ${foreign.dataset}, not ${options.description.dataset}: resume with the same dataset, or choose another --out`,
-    );
-  }
+  const { log, previous } = EpisodeLog.openForRun(
+    options.outDir,
+    options.resume,
+    options.description.dataset,
+  );
   const runId = runIdOf(options.outDir, options.resume);
   const meta: RunMeta = { runId, ...options.meta };
   const keys = new QueueKeys(options.queue);

@@ -23,13 +23,7 @@ export function errorBody(error: SessionError, requestId?: string | number): Rec
 
 /** Sends an error reply; anything that is not a SessionError is an EXECUTION_ERROR (message, no stack). */
 export function sendError(response: ServerResponse, thrown: unknown, requestId?: string | number): void {
-  const error =
-    thrown instanceof SessionError
-      ? thrown
-      : new SessionError(
-          'EXECUTION_ERROR',
-          thrown instanceof Error ? (thrown.message.split('\n')[0] ?? '') : String(thrown),
-        );
+  const error = SessionError.from(thrown);
   if (response.headersSent) {
     response.destroy();
     return;

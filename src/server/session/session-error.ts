@@ -65,6 +65,15 @@ export class SessionError extends Error {
   }
 
   /** A validation error with one issue. */
+  /** Anything thrown, as a wire error: ours pass through, others are EXECUTION_ERROR (first line, no stack). */
+  static from(thrown: unknown): SessionError {
+    if (thrown instanceof SessionError) return thrown;
+    return new SessionError(
+      'EXECUTION_ERROR',
+      thrown instanceof Error ? (thrown.message.split('\n')[0] ?? '') : String(thrown),
+    );
+  }
+
   static validation(loc: (string | number)[], msg: string, input: unknown): SessionError {
     return new SessionError('VALIDATION_ERROR', msg, { issues: [{ type: 'value_error', loc, msg, input }] });
   }

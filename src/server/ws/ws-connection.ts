@@ -96,13 +96,7 @@ export class WsConnection {
         }
       }
     } catch (thrown) {
-      const error =
-        thrown instanceof SessionError
-          ? thrown
-          : new SessionError(
-              'EXECUTION_ERROR',
-              thrown instanceof Error ? (thrown.message.split('\n')[0] ?? '') : String(thrown),
-            );
+      const error = SessionError.from(thrown);
       this.#send(
         {
           type: 'error',
