@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -54,7 +55,7 @@ async function openUrl(
 /**
  * Copies one upstream file from `source` into `temporary`, checking its size while it streams and its
  * SHA-256 at the end. Throws a one-line DatasetError naming the file and what was wrong; the caller
- * deletes `temporary` on failure and only then moves it into place.
+ * moves `temporary` into place on success and deletes it on failure, once this has settled.
  */
 export async function downloadVerified(
   file: UpstreamFile,
@@ -85,10 +86,15 @@ export async function downloadVerified(
     },
   });
   armIdleTimer();
+  // Waited for until closed before this returns: after a failure the stream may still be opening
+  // the file, and the caller deletes `temporary` once this settles, so nothing may create it after.
+  const output = createWriteStream(temporary);
   try {
     const input =
       source.kind === 'dir' ? openDirectory(file, source) : await openUrl(file, source, controller.signal);
-    await pipeline(input, meter, createWriteStream(temporary), { signal: controller.signal });
+    await pipeline(input, meter, output, {
+      signal: controller.signal,
+    });
   } catch (error) {
     if (error instanceof DatasetError) throw error;
     const reason = controller.signal.aborted
@@ -97,6 +103,8 @@ export async function downloadVerified(
     throw downloadError(`could not download ${what}: ${reason.split('\n')[0]}`, error);
   } finally {
     clearTimeout(idle);
+    output.destroy();
+    if (!output.closed) await once(output, 'close');
   }
   if (size !== file.size) {
     throw downloadError(

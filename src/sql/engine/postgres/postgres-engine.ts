@@ -234,11 +234,9 @@ export class PostgresEngine
         );
       }
       await backend.pool.query(`DROP DATABASE IF EXISTS ${pgName(slot.database)}${dropForce(backend)}`);
-      // A copy that outgrew its size may have filled the server's store: a checkpoint makes every
-      // process let go of the dropped files and recycles the log its writes left, so the new copy
-      // has room (a tmpfs frees a file's pages only when no process holds it open).
-      if (backend.superuser) await backend.pool.query('CHECKPOINT');
-      for (const statement of copyStatements(backend, prepared, slot)) await backend.pool.query(statement);
+      const [create, ...grants] = copyStatements(backend, prepared, slot);
+      await createWhenRoomFrees(backend, create as string);
+      for (const statement of grants) await backend.pool.query(statement);
       slot.stale = false;
     } catch (error) {
       throw this.copyFailure(slot.database, error);
@@ -298,6 +296,31 @@ export class PostgresEngine
 
   protected async dropAccount(backend: PostgresBackend, role: string): Promise<void> {
     await backend.pool.query(`DROP ROLE IF EXISTS ${pgName(role)}`).catch(() => {});
+  }
+}
+
+/** SQLSTATE `disk_full`. */
+const DISK_FULL = '53100';
+/** How long a copy's creation waits for the store to free the pages of the copy dropped before it. */
+const ROOM_WAIT_MS = 10_000;
+
+/**
+ * Runs `CREATE DATABASE`, again while it fails for a full store, for up to ROOM_WAIT_MS. A copy
+ * that outgrew its size may have filled the store; dropping it removes its files, but a tmpfs frees
+ * a file's pages only once no process holds it open, and the backends the drop ended leave the
+ * server's process list before they exit and close their files: on a busy machine the new copy can
+ * come first. A store too small for the template still fails, after the wait.
+ */
+async function createWhenRoomFrees(backend: PostgresBackend, create: string): Promise<void> {
+  const deadline = Date.now() + ROOM_WAIT_MS;
+  for (let pauseMs = 20; ; pauseMs = Math.min(500, pauseMs * 2)) {
+    try {
+      await backend.pool.query(create);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DISK_FULL || Date.now() + pauseMs > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
 }
 
