@@ -6,9 +6,9 @@
 // Starts a private redis-server (Debian's, on a Unix socket in a temporary folder, no persistence),
 // adds N jobs shaped as the queue adds them (src/queue/gather-run.ts: one per episode, jobId
 // <runId>.<taskIndex>.<sample>, data { runId, taskIndex, taskId, sample }, attempts and backoff) and
-// reads `used_memory` before and after; then has a worker complete them with an episode record as
-// return value (the first line of the given episodes.jsonl, and a 10-turn record made from it) and
-// reads it again. Needs `bullmq` and `ioredis` resolvable from this folder (the project's dependencies
+// reads `used_memory` before and after; then has a worker play them as a worker does, its result (the
+// first line of the given episodes.jsonl, and a 10-turn record made from it) appended to the run's
+// result stream, and reads it again: what the results the gatherer has not read yet take. Needs `bullmq` and `ioredis` resolvable from this folder (the project's dependencies
 // once the queue is merged).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -59,7 +59,7 @@ try {
   const used = async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
   const version = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1];
   const runId = '20261201T103700-demo-sql-a1b2c3';
-  const opts = { attempts: 3, backoff: { type: 'exponential', delay: 1000 } };
+  const opts = { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true };
 
   async function addJobs(name) {
     const queue = new Queue(name, { connection: connect() });
@@ -91,27 +91,40 @@ try {
     ['10 turns', tenTurn],
   ]) {
     const name = `measure-completed-${label.replace(/\W/g, '')}`;
+    const baseline = await used();
     const { queue } = await addJobs(name);
-    const before = await used();
+    const results = `intercode:${name}:run:${runId}:results`;
+    const publisher = connect();
     await new Promise((resolve) => {
       let done = 0;
-      const worker = new Worker(name, async () => JSON.parse(record), {
-        connection: connect(),
-        concurrency: 50,
-      });
+      // As src/queue/queue-worker.ts does: the result goes to the run's stream, the job completes
+      // empty and BullMQ removes it.
+      const worker = new Worker(
+        name,
+        async (job) => {
+          await publisher
+            .pipeline()
+            .xadd(results, '*', 'job', job.id, 'value', record)
+            .expire(results, 604800)
+            .exec();
+        },
+        { connection: connect(), concurrency: 50 },
+      );
       worker.on('completed', () => {
         done += 1;
         if (done === n) worker.close().then(resolve);
       });
     });
-    const extra = (await used()) - before;
+    const extra = (await used()) - baseline;
     print({
       redis: version,
       jobs: n,
-      state: `completed, record of ${label}`,
+      state: `played, result of ${label} not yet gathered`,
       recordBytes: Buffer.byteLength(record),
-      extraBytesPerJob: Math.round(extra / n),
+      bytesPerResult: Math.round(extra / n),
     });
+    await publisher.quit();
+    await admin.del(results);
     await queue.obliterate({ force: true });
     await queue.close();
   }

@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fdatasync,
   fdatasyncSync,
   ftruncateSync,
   mkdirSync,
@@ -9,10 +10,16 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { type EpisodeRecord, episodeLine } from '../core/run-files/episode-record-schema.js';
 import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
+
+const fdatasyncAsync = promisify(fdatasync);
+
+/** The shortest time between two flushes of {@link EpisodeLog.durable}, ms. */
+const GROUP_COMMIT_MS = 20;
 
 /**
  * `episodes.jsonl` of a run directory: one line per finished episode, written and flushed to disk
@@ -22,19 +29,16 @@ import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
 export class EpisodeLog {
   readonly path: string;
   readonly #fd: number;
+  /** The flush to disk in progress, and the next one, which covers what was written until it starts. */
+  #flushing: Promise<void> | undefined;
+  #nextFlush: Promise<void> | undefined;
+  #lastFlush = Number.NEGATIVE_INFINITY;
 
   private constructor(path: string, fd: number) {
     this.path = path;
     this.#fd = fd;
   }
 
-  /**
-   * Opens the log of `directory`. With `resume`, returns the episodes already there, each checked
-   * against the record schema (a line that is not a valid record, or of a newer version, fails in
-   * one line naming the file and line); a torn last line from a killed run is dropped, and episodes
-   * that failed with an infrastructure error are dropped too, so that they are played again.
-   * Without `resume`, an existing non-empty log is an error, so no earlier result is ever overwritten.
-   */
   /**
    * {@link open} for a run of `dataset`: a resumed log that holds another dataset's episodes (or the
    * same task file spelled differently) is refused, so no task id is played twice in one log.
@@ -56,6 +60,13 @@ export class EpisodeLog {
     return opened;
   }
 
+  /**
+   * Opens the log of `directory`. With `resume`, returns the episodes already there, each checked
+   * against the record schema (a line that is not a valid record, or of a newer version, fails in
+   * one line naming the file and line); a torn last line from a killed run is dropped, and episodes
+   * that failed with an infrastructure error are dropped too, so that they are played again.
+   * Without `resume`, an existing non-empty log is an error, so no earlier result is ever overwritten.
+   */
   static open(directory: string, resume: boolean): { log: EpisodeLog; previous: EpisodeRecord[] } {
     mkdirSync(directory, { recursive: true });
     const path = join(directory, 'episodes.jsonl');
@@ -87,6 +98,35 @@ export class EpisodeLog {
     fdatasyncSync(this.#fd);
   }
 
+  /**
+   * Appends episodes without waiting for the disk: a killed process loses none of them (the kernel
+   * has them), a lost machine may; {@link durable} waits until they are on disk.
+   */
+  write(records: readonly EpisodeRecord[]): void {
+    if (records.length > 0) writeSync(this.#fd, records.map(episodeLine).join(''));
+  }
+
+  /**
+   * Resolves once everything written before the call is on disk. Flushes run off the event loop,
+   * one at a time and at most one per GROUP_COMMIT_MS: the calls made meanwhile share the next (a
+   * group commit, so a fast stream of results costs a few flushes a second, and a slow one waits for
+   * none).
+   */
+  durable(): Promise<void> {
+    this.#nextFlush ??= (async () => {
+      await this.#flushing;
+      const wait = this.#lastFlush + GROUP_COMMIT_MS - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // What is written from here on waits for the flush after this one.
+      this.#nextFlush = undefined;
+      this.#lastFlush = performance.now();
+      this.#flushing = fdatasyncAsync(this.#fd);
+      await this.#flushing;
+    })();
+    return this.#nextFlush;
+  }
+
+  /** Closes the file; wait for {@link durable} first when anything was written without it. */
   close(): void {
     closeSync(this.#fd);
   }

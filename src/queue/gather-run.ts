@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Job, Queue, QueueEvents } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import type { CostBudget } from '../agents/llm/cost-budget.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { episodeKey } from '../core/run-files/episode-record-schema.js';
@@ -12,9 +12,13 @@ import { type RunDescription, type SkippedTask, summarize } from '../harness/run
 import { type PrefixSink, resultOf } from './episode-result.js';
 import { type EpisodeJobData, episodeJobId, QueueKeys } from './queue-keys.js';
 import { bullConnection, connectRedis } from './redis-connection.js';
+import { ResultReader } from './result-stream.js';
 import { runIdOf } from './run-id-file.js';
 import { type RunMeta, writeRunMeta } from './run-meta.js';
 import { listWorkers, WorkerWatch } from './worker-watch.js';
+
+/** The shortest time between two reads of an uncapped run's results while they keep coming, ms. */
+const READ_INTERVAL_MS = 10;
 
 export interface GatherOptions {
   readonly redisUrl: string;
@@ -52,7 +56,7 @@ export interface GatherOptions {
   readonly budget?: CostBudget;
   /** Redis went away (told once until it is back). */
   readonly onRedisLost?: (reason: string) => void;
-  /** How often completed and failed jobs are looked for besides the events, ms (default 1000). */
+  /** How often jobs that failed for good and the workers are looked for, ms (default 1000). */
   readonly scanIntervalMs?: number;
   /** At most this many episodes in the queue at once (default: all); the bench measures latency with 1. */
   readonly maxOutstanding?: number;
@@ -70,9 +74,10 @@ export interface GatherOptions {
  * `intercode run --redis`: puts the run's episodes on a BullMQ queue (one job per episode, id
  * `<runId>.<taskIndex>.<sample>`, so enqueueing again is a no-op) and gathers the results into the
  * run directory. This process is its only writer and `episodes.jsonl` the source of truth: a result
- * is appended only when its (task, sample) is not there yet, then its job is removed. Results come
- * from the queue's events and from a periodic scan of completed and failed jobs (what the events
- * missed: a restart, a resume); what is not in the log is enqueued again whenever Redis comes back.
+ * is appended only when its (task, sample) is not there yet. Workers append results to the run's
+ * result stream before their job completes (and BullMQ then removes it); this process reads the
+ * stream in batches and deletes what the log has. Jobs that failed for good are found by a periodic
+ * scan. What is not in the log is enqueued again whenever Redis comes back.
  */
 export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const started = performance.now();
@@ -101,7 +106,10 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   }
   const redis = connectRedis(options.redisUrl);
   const queue = new Queue(options.queue, { connection: bullConnection(options.redisUrl) });
-  const events = new QueueEvents(options.queue, { connection: bullConnection(options.redisUrl) });
+  // Its own connection: the read blocks until results come.
+  const reading = connectRedis(options.redisUrl);
+  reading.on('error', () => {});
+  const results = new ResultReader(reading, keys.results(runId));
   const watch = new WorkerWatch(redis, keys, runId, options);
   const enqueuedAt = new Map<string, number>();
   const { budget } = options;
@@ -127,16 +135,18 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     if (lost) {
       needEnqueue = true;
       metaWritten = false;
+      results.rewind();
     }
     lost = false;
     told = false;
     wake();
   });
   queue.on('error', () => {});
-  events.on('error', () => {});
 
   const removeJob = (jobId: string) => queue.remove(jobId).catch(() => 0);
-  /** Appends the episode unless the log has it; synchronous, so no two results race. */
+  /** Results accepted and not yet in the log: {@link flush} appends them together. */
+  const pending: { slot: EpisodeSlot; record: EpisodeRecord; receivedAt: number }[] = [];
+  /** Takes the episode unless the log has it (or it is pending); synchronous, so no two results race. */
   const accept = (slot: EpisodeSlot, record: EpisodeRecord): void => {
     inQueue.delete(slot.key);
     if (done.has(slot.key)) return;
@@ -148,20 +158,38 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       if (stopReason === undefined && budget.committedUsd > budget.maxCostUsd + 1e-9)
         stopReason = budget.refusal();
     }
-    const receivedAt = performance.now();
-    log.append(record);
     done.add(slot.key);
-    finished.push(record);
-    options.onGathered?.(record, {
-      enqueuedAt: enqueuedAt.get(slot.key) ?? started,
-      receivedAt,
-      appendedAt: performance.now(),
+    pending.push({ slot, record, receivedAt: performance.now() });
+  };
+  /** Flushes of accepted results in progress (the run ends only after the last). */
+  const flushing = new Set<Promise<void>>();
+  /**
+   * Writes the accepted results to the log and resolves once they are on disk (one flush for
+   * whatever was written meanwhile), then tells the reporters.
+   */
+  const flush = (): Promise<void> => {
+    if (pending.length === 0) return Promise.resolve();
+    const batch = pending.splice(0);
+    log.write(batch.map(({ record }) => record));
+    const flushed = log.durable().then(() => {
+      const appendedAt = performance.now();
+      for (const { slot, record, receivedAt } of batch) {
+        finished.push(record);
+        options.onGathered?.(record, {
+          enqueuedAt: enqueuedAt.get(slot.key) ?? started,
+          receivedAt,
+          appendedAt,
+        });
+        for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
+      }
+      if (options.maxOutstanding !== undefined) needEnqueue = true;
+      if (stopReason !== undefined && inQueue.size === 0) wake();
+      // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
+      if (needEnqueue || finished.length >= all.length) wake();
     });
-    for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
-    if (options.maxOutstanding !== undefined) needEnqueue = true;
-    if (stopReason !== undefined && inQueue.size === 0) wake();
-    // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
-    if (needEnqueue || done.size >= all.length) wake();
+    flushing.add(flushed);
+    void flushed.finally(() => flushing.delete(flushed)).catch(() => {});
+    return flushed;
   };
   const completed = (jobId: string, value: unknown): void => {
     const slot = byJobId.get(jobId);
@@ -176,7 +204,6 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
         }),
       );
     else inQueue.delete(slot.key);
-    void removeJob(jobId);
   };
   const failed = (job: Job): void => {
     const slot = byJobId.get(job.id ?? '');
@@ -191,9 +218,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
         options.samples,
       ),
     );
-    void removeJob(job.id!);
   };
-  events.on('completed', ({ jobId, returnvalue }) => completed(jobId, returnvalue));
 
   let metaWritten = false;
   const enqueue = async (): Promise<void> => {
@@ -237,7 +262,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
           jobId: jobIdOf(slot),
           attempts: options.maxAttempts,
           backoff: { type: 'exponential', delay: 1000 },
-          removeOnComplete: false,
+          removeOnComplete: true,
           removeOnFail: false,
         },
       })),
@@ -265,8 +290,14 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       if (budget.episodeEstimateUsd === 0) needEnqueue = true;
     }
     if (stopReason !== undefined) await removeWaiting();
-    for (const job of await queue.getCompleted(0, -1)) if (job?.id) completed(job.id, job.returnvalue);
-    for (const job of await queue.getFailed(0, -1)) if (job) failed(job);
+    // This run's jobs only: the queue may hold other runs'.
+    const failures = (await queue.getFailed(0, -1)).filter(
+      (job): job is Job => job?.id !== undefined && byJobId.has(job.id),
+    );
+    for (const job of failures) failed(job);
+    // Removed once their records are on disk.
+    await flush();
+    await Promise.all(failures.map((job) => removeJob(job.id ?? '')));
     await watch.poll();
   };
 
@@ -278,8 +309,33 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   let lastEnqueue = 0;
   let lastScan = 0;
   const scanEvery = options.scanIntervalMs ?? 1000;
+  let gathering = true;
+  // Nothing waits on a result of an uncapped run, so while results keep coming they are read at most
+  // every READ_INTERVAL_MS, in batches (each Redis round trip costs the machine CPU the workers could
+  // use). A run whose enqueueing waits on results (a cost cap, a bound on the queue) reads at once.
+  const paced = options.maxOutstanding === undefined && budget === undefined;
+  /** Reads the result stream until the run ends: each batch is appended to the log, then deleted. */
+  const pump = async (): Promise<void> => {
+    while (gathering) {
+      try {
+        const readAt = performance.now();
+        const batch = await results.read(1000);
+        const pause = readAt + READ_INTERVAL_MS - performance.now();
+        if (paced && batch.length > 0 && pause > 0)
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        for (const result of batch) completed(result.jobId, result.value);
+        // The next batch is read while this one goes to disk; its results leave Redis once there.
+        const entryIds = batch.map((result) => result.entryId);
+        void flush()
+          .then(() => results.recorded(entryIds))
+          .catch(() => {});
+      } catch {
+        if (gathering) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  };
+  const pumping = pump();
   try {
-    await Promise.race([events.waitUntilReady(), aborted]);
     const stopped = () => stopReason !== undefined && inQueue.size === 0;
     while (done.size < all.length && !signal?.aborted && !stopped()) {
       if (performance.now() - lastEnqueue > 10_000) metaWritten = false;
@@ -302,6 +358,11 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       ]);
     }
   } finally {
+    gathering = false;
+    reading.disconnect();
+    await pumping;
+    void flush();
+    await Promise.allSettled([...flushing]);
     log.close();
     const interrupted = done.size < all.length && (stopReason === undefined || signal?.aborted === true);
     await withTimeout(
@@ -312,12 +373,12 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
             all.filter((slot) => !done.has(slot.key)).map((slot) => removeJob(jobIdOf(slot))),
           );
         } else {
-          await redis.del(keys.run(runId), keys.refusals(runId));
+          await redis.del(keys.run(runId), keys.refusals(runId), keys.results(runId));
         }
       })(),
       5000,
     );
-    await withTimeout(Promise.allSettled([events.close(), queue.close(), redis.quit()]), 5000);
+    await withTimeout(Promise.allSettled([queue.close(), redis.quit()]), 5000);
     redis.disconnect();
   }
   orderEpisodes(finished, options.tasks);

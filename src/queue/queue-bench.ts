@@ -73,8 +73,9 @@ async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
 /**
  * `intercode bench --only queue`: throughput of a distributed `demo/sql` gold run with 1, 2 and 4
  * worker processes on this machine (one episode at a time each) against a local run at concurrency
- * 2 (both as steady rates: first episode to last), and the queue's overhead per episode: enqueue → result gathered, minus the episode's own
- * duration, one episode in the queue at a time.
+ * 2, both as steady rates (first episode to last) after a warm-up run of one episode per task; and
+ * the queue's overhead per episode: enqueue → result gathered, minus the episode's own duration,
+ * one episode in the queue at a time.
  */
 export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFigure[]> {
   const { plan } = options;
@@ -124,19 +125,24 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
     let local: number;
     try {
       const times: number[] = [];
-      await runBenchmark({
-        tasks: dataset.tasks,
-        samples: options.samples,
-        description,
-        createEnv: () => run.createEnv(),
-        agent: new GoldAgent(plan.definition.goldActions),
-        concurrency: 2,
-        outDir: join(outRoot, 'local'),
-        resume: false,
-        maxTurns: 10,
-        scoreEveryTurn: plan.definition.scoreEveryTurn ?? true,
-        reporters: [{ onEpisodeEnd: () => times.push(performance.now()) }],
-      });
+      const play = (samples: number, outDir: string) =>
+        runBenchmark({
+          tasks: dataset.tasks,
+          samples,
+          description,
+          createEnv: () => run.createEnv(),
+          agent: new GoldAgent(plan.definition.goldActions),
+          concurrency: 2,
+          outDir: join(outRoot, outDir),
+          resume: false,
+          maxTurns: 10,
+          scoreEveryTurn: plan.definition.scoreEveryTurn ?? true,
+          reporters: [{ onEpisodeEnd: () => times.push(performance.now()) }],
+        });
+      // Warmed up as the workers are (compiled code, loaded modules): one episode per task first.
+      await play(1, 'local-warm-up');
+      times.length = 0;
+      await play(options.samples, 'local');
       local = steadyRate(times);
     } finally {
       await run.close();
@@ -149,9 +155,11 @@ export async function runQueueBench(options: QueueBenchOptions): Promise<BenchFi
       options.onProgress(`${count} worker(s)`);
       const workers = await startWorkers(options, queue, count);
       try {
+        // Workers serve run after run: a first run of one episode per task warms them up (compiled
+        // code, modules); each measured run still opens its run on every worker.
+        await distributed(queue, 1);
         if (count === 1) {
           // One episode in the queue at a time: what remains of enqueue → gathered is the queue's own time.
-          await distributed(queue, 1, 1);
           const { overheads, flushed } = await distributed(queue, 3, 1);
           figures.push(
             figure(

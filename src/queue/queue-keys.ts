@@ -23,6 +23,11 @@ export class QueueKeys {
     return `${this.prefix}:run:${runId}`;
   }
 
+  /** The stream of the run's results, which workers append to and the gathering run reads. */
+  results(runId: string): string {
+    return `${this.prefix}:run:${runId}:results`;
+  }
+
   /** Hash worker → reason: the workers that refused the run's episodes. */
   refusals(runId: string): string {
     return `${this.prefix}:run:${runId}:refusals`;

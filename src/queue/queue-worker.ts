@@ -7,6 +7,7 @@ import { EpisodeAborted, playEpisode } from '../harness/play-episode.js';
 import { type EpisodeResult, prefixesOf } from './episode-result.js';
 import { type EpisodeJobData, QueueKeys } from './queue-keys.js';
 import { bullConnection, connectRedis } from './redis-connection.js';
+import { publishResult } from './result-stream.js';
 import { RunContext, type WorkerRun } from './run-context.js';
 import { type RunMeta, readRunMeta } from './run-meta.js';
 import { RunRefused } from './run-refused.js';
@@ -25,6 +26,8 @@ export interface QueueWorkerOptions {
   readonly lockDurationMs: number;
   /** Opens a run from its meta through the shared run-setup path (plan, dataset, envs, agent). */
   readonly openRun: (meta: RunMeta) => Promise<WorkerRun>;
+  /** How long a run stays open without an episode of it, ms (`--run-idle`; default 60 s). */
+  readonly runIdleMs?: number;
   /** One line of the worker's log. */
   readonly log: (line: string) => void;
   /** How long a refused or not-yet-described job waits before it is offered again, ms (default 1000). */
@@ -46,6 +49,8 @@ export class QueueWorker {
   readonly #redis: Redis;
   readonly #worker: Worker;
   readonly #runs = new Map<string, Promise<Opened | undefined>>();
+  /** Per run id: episodes in play, and when the last one ended (performance.now()). */
+  readonly #use = new Map<string, { playing: number; lastEnded: number }>();
   readonly #abort = new AbortController();
   readonly #started = new Date().toISOString();
   readonly #announcer: NodeJS.Timeout;
@@ -79,7 +84,10 @@ export class QueueWorker {
       if (options.maxEpisodes !== undefined && this.#finished >= options.maxEpisodes) void this.stop();
     });
     const every = Math.max(1000, Math.min(5000, options.lockDurationMs / 3));
-    this.#announcer = setInterval(() => void this.#announce(), every);
+    this.#announcer = setInterval(() => {
+      void this.#announce();
+      void this.#closeIdleRuns();
+    }, every);
     this.#announcer.unref();
   }
 
@@ -142,8 +150,41 @@ export class QueueWorker {
       .catch(() => {});
   }
 
-  async #process(job: Job, token: string | undefined): Promise<EpisodeRecord | EpisodeResult> {
+  async #process(job: Job, token: string | undefined): Promise<void> {
     const data = job.data as EpisodeJobData;
+    const use = this.#use.get(data.runId) ?? { playing: 0, lastEnded: 0 };
+    this.#use.set(data.runId, use);
+    use.playing += 1;
+    try {
+      await this.#play(job, token, data);
+    } finally {
+      use.playing -= 1;
+      use.lastEnded = performance.now();
+    }
+  }
+
+  /**
+   * Closes the runs no episode was played of for `runIdleMs` (their envs, engines and agent): a
+   * worker serves run after run. A run that comes back is opened again.
+   */
+  async #closeIdleRuns(): Promise<void> {
+    const now = performance.now();
+    for (const [runId, use] of this.#use) {
+      if (use.playing > 0 || now - use.lastEnded < (this.#options.runIdleMs ?? 60_000)) continue;
+      const opening = this.#runs.get(runId);
+      this.#use.delete(runId);
+      this.#runs.delete(runId);
+      const opened = await opening?.catch(() => undefined);
+      if (opened && 'context' in opened) {
+        await opened.context.close().catch(() => {});
+        this.#options.log(
+          `closed run ${runId}: no episode of it for ${Math.round((now - use.lastEnded) / 1000)} s`,
+        );
+      }
+    }
+  }
+
+  async #play(job: Job, token: string | undefined, data: EpisodeJobData): Promise<void> {
     const opened = await this.#open(data.runId);
     if (opened === undefined || 'refusal' in opened) {
       if (opened) {
@@ -178,7 +219,11 @@ export class QueueWorker {
     }
     context.giveEnv(env);
     const sampled = withSample(record, data.sample, meta.samples);
-    return worker.prefixes ? { record: sampled, prefixes: prefixesOf(sampled, worker.prefixes) } : sampled;
+    const result: EpisodeRecord | EpisodeResult = worker.prefixes
+      ? { record: sampled, prefixes: prefixesOf(sampled, worker.prefixes) }
+      : sampled;
+    // Handed over before the job completes (its completion then carries nothing).
+    await publishResult(this.#redis, this.#keys.results(data.runId), job.id ?? '', JSON.stringify(result));
   }
 
   /** The run's context, opened once per run id; undefined while Redis holds no meta for it. */

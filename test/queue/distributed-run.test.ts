@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
+import { QueueKeys } from '../../src/queue/queue-keys.js';
+import { publishResult } from '../../src/queue/result-stream.js';
 import { type CliRunner, expectOneLineError } from '../support/cli-runner.js';
 import { test } from '../support/fixtures.js';
 import { redisMissing } from '../support/missing-components.js';
@@ -168,9 +171,11 @@ describe('intercode run --redis with intercode worker processes on a private red
       out,
     ]);
     // This process plays a worker that delivers one episode twice: the job as the run put it there,
-    // then the same job id again after the run gathered it and removed the job.
+    // then the same job id again after the run gathered it and BullMQ removed the completed job.
     const queue = new Queue('intercode', { connection });
     const fake = new Worker('intercode', null, { connection, autorun: false });
+    const publisher = new Redis(connection);
+    const keys = new QueueKeys('intercode');
     queue.on('error', () => {});
     fake.on('error', () => {});
     /** Takes the job `wanted` (any first time), holding the others meanwhile, and completes it. */
@@ -182,26 +187,25 @@ describe('intercode run --redis with intercode worker processes on a private red
         job = await fake.getNextJob(token);
       }
       for (const other of held) await other.moveToWait(token);
-      const data = job.data as { taskId: string; sample: number; taskIndex: number };
-      await job.moveToCompleted(
-        {
-          taskId: data.taskId,
-          index: data.taskIndex,
-          sample: data.sample,
-          dataset: 'demo/sql',
-          query: 'delivered by the test',
-          turns: [],
-          reward: 1,
-          maxReward: 1,
-          success: true,
-          turnsTaken: 0,
-          terminated: true,
-          truncated: false,
-          durationMs: 1,
-        },
-        token,
-        false,
-      );
+      const data = job.data as { runId: string; taskId: string; sample: number; taskIndex: number };
+      // As a worker does: the result goes to the run's result stream, then the job completes.
+      const record = {
+        taskId: data.taskId,
+        index: data.taskIndex,
+        sample: data.sample,
+        dataset: 'demo/sql',
+        query: 'delivered by the test',
+        turns: [],
+        reward: 1,
+        maxReward: 1,
+        success: true,
+        turnsTaken: 0,
+        terminated: true,
+        truncated: false,
+        durationMs: 1,
+      };
+      await publishResult(publisher, keys.results(data.runId), job.id!, JSON.stringify(record));
+      await job.moveToCompleted(null, token, false);
       return job;
     };
     let jobId = '';
@@ -210,12 +214,13 @@ describe('intercode run --redis with intercode worker processes on a private red
       jobId = job.id!;
       await waitFor(() => lineCount(out) === 1, LONG, 'the first delivery gathered');
       await waitUntilGone(queue, jobId);
-      await queue.add(job.name, job.data, { jobId });
+      await queue.add(job.name, job.data, { ...job.opts, jobId });
       const again = await deliver('fake-2', jobId);
       expect(again.id).toBe(jobId);
       await waitUntilGone(queue, jobId);
     } finally {
       await fake.close();
+      publisher.disconnect();
     }
     const workers = startWorkers(cli, redis.url, 1);
     const result = await run.done;
@@ -225,6 +230,32 @@ describe('intercode run --redis with intercode worker processes on a private red
     expect(records.map((record) => record.sample).sort()).toEqual([0, 1]);
     expect(records.filter((record) => record.query === 'delivered by the test')).toHaveLength(1);
     await stopWorkers(workers);
+  });
+
+  test('a worker closes a run it played no episode of for --run-idle, and serves the next run', {
+    timeout: LONG,
+  }, async ({ cli, tempDir, startRedis, needs }) => {
+    needs(redisMissing());
+    const dir = tempDir('queue-run-idle');
+    const redis = await startRedis();
+    const worker = cli.start(['worker', '--redis', redis.url, '--run-idle', '1', '--lock-duration', '3']);
+    const play = (out: string) =>
+      cli.start(['run', 'demo/sql', '--tasks', '0-2', '--redis', redis.url, '--out', join(dir, out)]).done;
+    expect((await play('first')).status).toBe(0);
+    // The announcement tick (every second here) closes the first run once it is idle for a second.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await play('second')).status).toBe(0);
+    expect(lineCount(join(dir, 'first'))).toBe(3);
+    expect(lineCount(join(dir, 'second'))).toBe(3);
+    worker.child.kill('SIGTERM');
+    const { status, stderr } = await worker.done;
+    expect(status, stderr).toBe(0);
+    const playing = [...stderr.matchAll(/playing run (\S+) /g)].map((match) => match[1]);
+    expect(playing).toHaveLength(2);
+    expect(stderr).toMatch(new RegExp(`closed run ${playing[0]}: no episode of it for \\d+ s`));
+    expect(stderr.indexOf(`closed run ${playing[0]}`)).toBeLessThan(
+      stderr.indexOf(`playing run ${playing[1]}`),
+    );
   });
 
   test('a worker of another version refuses, with the reason; a matching one plays', {

@@ -109,7 +109,7 @@ async function benchQueue(
       plan,
       cli: process.argv[1]!,
       version: packageVersion(),
-      samples: 20,
+      samples: 60,
       onProgress,
     });
   } finally {

@@ -17,6 +17,7 @@ interface WorkerFlags {
   maxEpisodes?: number;
   grace: number;
   lockDuration: number;
+  runIdle: number;
 }
 
 export function registerWorker(program: Command): void {
@@ -41,6 +42,12 @@ export function registerWorker(program: Command): void {
       positiveNumber('--lock-duration'),
       30,
     )
+    .option(
+      '--run-idle <seconds>',
+      "how long a run's envs, engines and agent stay open without an episode of it (opened again when it comes back)",
+      positiveNumber('--run-idle'),
+      60,
+    )
     .action(async (flags: WorkerFlags) => {
       redisOptionsOf(flags.redis);
       checkQueueName(flags.queue);
@@ -52,6 +59,7 @@ export function registerWorker(program: Command): void {
         version: packageVersion(),
         ...(flags.maxEpisodes !== undefined ? { maxEpisodes: flags.maxEpisodes } : {}),
         lockDurationMs: flags.lockDuration * 1000,
+        runIdleMs: flags.runIdle * 1000,
         log,
         openRun: async (meta: RunMeta) => {
           const plan = await planRun(meta.config);
