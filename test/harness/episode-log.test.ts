@@ -44,6 +44,24 @@ describe('EpisodeLog', () => {
     expect(readFileSync(join(dir, 'episodes.jsonl'), 'utf8')).toBe(text);
   });
 
+  it('writes batches and flushes them in groups: the calls made before a flush starts share it', async () => {
+    const dir = join(tempDir('episode-log', made), 'batches');
+    const { log } = EpisodeLog.open(dir, false);
+    const records = ['a', 'b', 'c'].map((id, index) => sampleRecord(id, { index }));
+    log.write(records.slice(0, 2));
+    const first = log.durable();
+    log.write(records.slice(2));
+    // Not started yet: the write after the first call is covered by the same flush.
+    expect(log.durable()).toBe(first);
+    await first;
+    const next = log.durable();
+    expect(next).not.toBe(first);
+    await next;
+    log.write([]);
+    log.close();
+    expect(readFileSync(join(dir, 'episodes.jsonl'), 'utf8')).toBe(records.map(episodeLine).join(''));
+  });
+
   it('resumes an old run directory whose lines have no schemaVersion, leaving them as they are', () => {
     const a = sampleRecord('a');
     const b = sampleRecord('b', { index: 1 });

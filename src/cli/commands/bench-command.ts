@@ -7,6 +7,7 @@ import { parseModelSpec } from '../../agents/llm/model-spec.js';
 import { STRATEGY_NAMES } from '../../agents/llm/strategies/strategy-names.js';
 import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/host/atomic-write.js';
+import { benchCompareTable, compareBench, readBenchFile } from '../../harness/bench/bench-compare.js';
 import type { BenchFigure } from '../../harness/bench/bench-figure.js';
 import { BenchLlmEndpoint } from '../../harness/bench/bench-llm-endpoint.js';
 import { benchComparison, benchTable } from '../../harness/bench/bench-table.js';
@@ -22,7 +23,7 @@ import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { runServerBench } from '../../server/bench/server-bench.js';
 import { runMcpBench } from '../../server/mcp/mcp-bench.js';
 import { SQL_ENGINES, type SqlEngineName } from '../../sql/engine/sql-engine-name.js';
-import { backendNames, imageOption, listOf, positiveInteger } from '../options.js';
+import { backendNames, imageOption, listOf, positiveInteger, positiveNumber } from '../options.js';
 import { packageVersion } from '../package-version.js';
 
 const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server', 'mcp', 'queue'] as const;
@@ -39,6 +40,8 @@ interface BenchFlags {
   concurrent: number;
   image?: string;
   redis?: string;
+  compare?: string;
+  tolerance?: number;
 }
 
 type EnvFigures = Omit<EnvBenchOptions, 'backend' | 'group' | 'createEnv' | 'goldActions' | 'onProgress'>;
@@ -152,7 +155,19 @@ export function registerBench(program: Command): void {
       ['sqlite'],
     )
     .option('--redis <url>', 'the Redis of the queue figures (default: a private redis-server, if installed)')
+    .option(
+      '--compare <file>',
+      'compare the figures with a saved --json file and flag regressions beyond noise',
+    )
+    .option(
+      '--tolerance <percent>',
+      'with --compare: how much worse a p50 may be before it counts as a regression (default 10)',
+      positiveNumber('--tolerance'),
+    )
     .action(async (flags: BenchFlags) => {
+      if (flags.tolerance !== undefined && flags.compare === undefined)
+        throw new UsageError('--tolerance applies to --compare only');
+      const saved = flags.compare === undefined ? undefined : readBenchFile(flags.compare);
       const groups = new Set(flags.only);
       if (flags.redis !== undefined && !groups.has('queue'))
         throw new UsageError('--redis applies to the queue figures only (--only queue)');
@@ -315,5 +330,14 @@ export function registerBench(program: Command): void {
         writeFileAtomic(flags.json, `${JSON.stringify({ started, machine, figures }, null, 2)}\n`);
       }
       if (figures.some((item) => item.pass === false)) process.exitCode = 1;
+      if (saved) {
+        const changes = compareBench(saved, figures, (flags.tolerance ?? 10) / 100);
+        process.stdout.write(`\nagainst ${flags.compare}:\n${benchCompareTable(changes)}\n`);
+        const regressed = changes.filter((change) => change.verdict === 'REGRESSED').length;
+        if (regressed > 0) {
+          process.stdout.write(`${regressed} figure(s) regressed beyond noise\n`);
+          process.exitCode = 1;
+        }
+      }
     });
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { BenchFigure } from '../../../src/harness/bench/bench-figure.js';
@@ -87,6 +87,36 @@ describe('intercode bench', () => {
     expect(result.status).toBe(figures.some((figure) => figure.pass === false) ? 1 : 0);
   });
 
+  it('--compare: a saved run beside this one, a regression beyond noise flagged with exit 1', ({
+    cli,
+    tempDir,
+  }) => {
+    const dir = tempDir('bench-compare');
+    const first = join(dir, 'first.json');
+    const run = (args: string[]) =>
+      cli.run(['bench', '--only', 'llm', '--samples', '2', ...args], { timeoutMs: 120_000 });
+    expect([0, 1]).toContain(run(['--json', first]).status);
+    const saved = JSON.parse(readFileSync(first, 'utf8')) as { figures: BenchFigure[] };
+    // The same run as if every turn had taken a tenth of the time it took: this run is 10× slower.
+    const faster = join(dir, 'faster.json');
+    writeFileSync(
+      faster,
+      JSON.stringify({
+        ...saved,
+        figures: saved.figures.map((figure) => ({ ...figure, p50: figure.p50 / 10, p95: figure.p95 / 10 })),
+      }),
+    );
+    const result = run(['--compare', faster, '--tolerance', '20']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`against ${faster}:`);
+    for (const figure of saved.figures)
+      expect(result.stdout).toMatch(
+        new RegExp(`openai · llm loop \\(model time excluded\\): ${figure.name}.*REGRESSED`),
+      );
+    expect(result.stdout).toContain(`${saved.figures.length} figure(s) regressed beyond noise`);
+    expect(result.status).toBe(1);
+  });
+
   it('rejects an unknown figure group or backend in one line, exit 1, writing nothing', ({
     cli,
     tempDir,
@@ -101,6 +131,11 @@ describe('intercode bench', () => {
       /--backend: unknown "nope" \(known: bwrap, docker\)/,
     );
     expectOneLineError(cli.run(['bench', '--samples', '0']), /--samples must be a positive integer/);
+    expectOneLineError(cli.run(['bench', '--tolerance', '5']), /--tolerance applies to --compare only/);
+    expectOneLineError(
+      cli.run(['bench', '--compare', join(tempDir('bench'), 'none.json'), '--json', file]),
+      /--compare .*none\.json: cannot read it \(ENOENT\)/,
+    );
     expectOneLineError(
       cli.run(['bench', '--only', 'sql', '--redis', 'redis://127.0.0.1:1']),
       /--redis applies to the queue figures only/,
