@@ -22,9 +22,10 @@ const fdatasyncAsync = promisify(fdatasync);
 const GROUP_COMMIT_MS = 20;
 
 /**
- * `episodes.jsonl` of a run directory: one line per finished episode, written and flushed to disk
- * as each ends, so a killed run loses at most the episodes in flight. Each line carries the
- * `schemaVersion` of its format first.
+ * `episodes.jsonl` of a run directory: one line per finished episode, written as each ends, so a
+ * killed run loses at most the episodes in flight, and flushed to disk (`append` at once, `write`
+ * with {@link EpisodeLog.durable} in groups), so a lost machine loses at most the last flush's worth.
+ * Each line carries the `schemaVersion` of its format first.
  */
 export class EpisodeLog {
   readonly path: string;

@@ -63,7 +63,9 @@ export function metricsByGroup(episodes: readonly EpisodeRecord[]): Record<strin
   const groups = new Map<string, EpisodeRecord[]>();
   for (const episode of episodes) {
     const group = episode.group ?? 'all';
-    groups.set(group, [...(groups.get(group) ?? []), episode]);
+    const members = groups.get(group);
+    if (members) members.push(episode);
+    else groups.set(group, [episode]);
   }
   return Object.fromEntries(
     [...groups.keys()].sort().map((group) => [group, computeMetrics(groups.get(group)!)] as const),

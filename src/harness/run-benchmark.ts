@@ -125,7 +125,9 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
           interrupted = true;
           return;
         }
-        log.append(record);
+        // Written at once (a killed run keeps it); flushed to disk with the others of the next 20 ms.
+        log.write([record]);
+        log.durable().catch(() => {});
         finished.push(record);
         for (const reporter of reporters) reporter.onEpisodeEnd?.(record);
         failuresInRow = record.error === undefined ? 0 : failuresInRow + 1;
@@ -143,7 +145,11 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       Array.from({ length: Math.max(1, Math.min(options.concurrency, queue.length || 1)) }, worker),
     );
   } finally {
-    log.close();
+    try {
+      await log.durable();
+    } finally {
+      log.close();
+    }
   }
   orderEpisodes(finished, options.tasks);
   const played = new Set(finished.map(episodeKey));
