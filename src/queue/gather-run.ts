@@ -107,9 +107,11 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const redis = connectRedis(options.redisUrl);
   const queue = new Queue(options.queue, { connection: bullConnection(options.redisUrl) });
   // Its own connection: the read blocks until results come.
-  const reading = connectRedis(options.redisUrl);
-  reading.on('error', () => {});
-  const results = new ResultReader(reading, keys.results(runId));
+  const results = new ResultReader(() => {
+    const reading = connectRedis(options.redisUrl);
+    reading.on('error', () => {});
+    return reading;
+  }, keys.results(runId));
   const watch = new WorkerWatch(redis, keys, runId, options);
   const enqueuedAt = new Map<string, number>();
   const { budget } = options;
@@ -359,7 +361,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     }
   } finally {
     gathering = false;
-    reading.disconnect();
+    results.close();
     await pumping;
     void flush();
     await Promise.allSettled([...flushing]);

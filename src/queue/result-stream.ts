@@ -6,6 +6,9 @@ import type { Redis } from 'ioredis';
  */
 const RESULT_STREAM_TTL_S = 7 * 24 * 3600;
 
+/** How long past its blocking time a read may go unanswered before its connection is replaced, ms. */
+const READ_GRACE_MS = 5_000;
+
 /** Results a read takes at most. */
 const BATCH = 512;
 
@@ -38,28 +41,44 @@ export async function publishResult(redis: Redis, key: string, jobId: string, va
  * run's log already has.
  */
 export class ResultReader {
-  readonly #redis: Redis;
+  readonly #connect: () => Redis;
+  #redis: Redis;
   readonly #key: string;
   #after = '0-0';
   /** Results on disk, deleted with the next read. */
   #recorded: string[] = [];
 
-  /** `redis` is a connection of the reader's own: a read blocks it. */
-  constructor(redis: Redis, key: string) {
-    this.#redis = redis;
+  /** `connect` makes a connection of the reader's own (a read blocks it). */
+  constructor(connect: () => Redis, key: string) {
+    this.#connect = connect;
+    this.#redis = connect();
     this.#key = key;
   }
 
-  /** Results after the last read, at most a batch; empty after `blockMs` without one. */
+  /**
+   * Results after the last read, at most a batch; empty after `blockMs` without one. A read that has
+   * not answered `blockMs` + READ_GRACE_MS later (its connection was lost and the read not sent again)
+   * fails, and the next one goes through a new connection.
+   */
   async read(blockMs: number): Promise<StreamedResult[]> {
     const recorded = this.#recorded.splice(0);
     const pipeline = this.#redis.pipeline();
     if (recorded.length > 0) pipeline.xdel(this.#key, ...recorded);
     pipeline.xread('COUNT', BATCH, 'BLOCK', blockMs, 'STREAMS', this.#key, this.#after);
-    const replies = await pipeline.exec().catch((error: unknown) => {
-      this.#recorded.unshift(...recorded);
-      throw error;
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.#redis.disconnect();
+        this.#redis = this.#connect();
+        reject(new Error('the read of results did not answer'));
+      }, blockMs + READ_GRACE_MS);
     });
+    const replies = await Promise.race([pipeline.exec(), stuck])
+      .catch((error: unknown) => {
+        this.#recorded.unshift(...recorded);
+        throw error;
+      })
+      .finally(() => clearTimeout(timer));
     const [error, reply] = replies?.at(-1) ?? [new Error('Redis did not answer the read'), null];
     if (error) throw error;
     const entries = (reply as [string, [string, string[]][]][] | null)?.[0]?.[1] ?? [];
@@ -80,6 +99,11 @@ export class ResultReader {
   /** Reads from the start of the stream again (Redis came back: the stream may be another). */
   rewind(): void {
     this.#after = '0-0';
+  }
+
+  /** Ends the reader's connection (a read in progress fails). */
+  close(): void {
+    this.#redis.disconnect();
   }
 
   /** Results the run's log now has on disk: deleted from the stream with the next read. */
