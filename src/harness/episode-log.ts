@@ -115,7 +115,8 @@ export class EpisodeLog {
    */
   durable(): Promise<void> {
     this.#nextFlush ??= (async () => {
-      await this.#flushing;
+      // The previous flush's failure is its callers'; this one flushes anew.
+      await this.#flushing?.catch(() => {});
       const wait = this.#lastFlush + GROUP_COMMIT_MS - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       // What is written from here on waits for the flush after this one.

@@ -163,8 +163,11 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     done.add(slot.key);
     pending.push({ slot, record, receivedAt: performance.now() });
   };
-  /** Flushes of accepted results in progress (the run ends only after the last). */
-  const flushing = new Set<Promise<void>>();
+  /**
+   * The last flush of accepted results: flushes end in the order they began (the log flushes one at
+   * a time), so the run has everything on disk once this one has ended.
+   */
+  let lastFlush: Promise<void> = Promise.resolve();
   /**
    * Writes the accepted results to the log and resolves once they are on disk (one flush for
    * whatever was written meanwhile), then tells the reporters.
@@ -189,8 +192,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
       // The loop wakes for what only it does (enqueue the next, finish); the scan keeps its own pace.
       if (needEnqueue || finished.length >= all.length) wake();
     });
-    flushing.add(flushed);
-    void flushed.finally(() => flushing.delete(flushed)).catch(() => {});
+    lastFlush = flushed;
     return flushed;
   };
   const completed = (jobId: string, value: unknown): void => {
@@ -364,7 +366,7 @@ export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
     results.close();
     await pumping;
     void flush();
-    await Promise.allSettled([...flushing]);
+    await lastFlush.catch(() => {});
     log.close();
     const interrupted = done.size < all.length && (stopReason === undefined || signal?.aborted === true);
     await withTimeout(
