@@ -8,7 +8,7 @@ import type { RunPlan } from '../harness/run-plan.js';
 import type { RunDescription, SkippedTask } from '../harness/run-summary.js';
 import { datasetChecksum } from '../queue/dataset-checksum.js';
 import { gatherRun } from '../queue/gather-run.js';
-import { redisUrlForDisplay } from '../queue/redis-connection.js';
+import { redisUrlForDisplay } from '../queue/redis-url.js';
 import type { AgentSpec } from '../queue/run-meta.js';
 import { EXIT } from './exit-codes.js';
 import { interruptSignal, stopGracefully } from './interrupt.js';

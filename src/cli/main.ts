@@ -1,18 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { reportError } from './cli-error.js';
-import { registerBench } from './commands/bench-command.js';
-import { registerDatasets } from './commands/datasets-command.js';
-import { registerDoctor } from './commands/doctor-command.js';
-import { registerExec } from './commands/exec-command.js';
-import { registerExport } from './commands/export-command.js';
-import { registerImage } from './commands/image-command.js';
-import { registerMcp } from './commands/mcp-command.js';
-import { registerPlay } from './commands/play-command.js';
-import { registerReport } from './commands/report-command.js';
-import { registerRun } from './commands/run-command.js';
-import { registerServe } from './commands/serve-command.js';
-import { registerWorker } from './commands/worker-command.js';
 import { EXIT } from './exit-codes.js';
 import { installInterruptHandlers } from './interrupt.js';
 
@@ -21,8 +9,33 @@ function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** Builds the command tree; one file per subcommand. */
-export function createProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * The subcommands in their help order, each loaded on demand: a command's module pulls in what it
+ * runs (the queue, the model libraries, the server), so loading them all would cost every command
+ * about a second before it starts.
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
+  ['run', async () => (await import('./commands/run-command.js')).registerRun],
+  ['play', async () => (await import('./commands/play-command.js')).registerPlay],
+  ['report', async () => (await import('./commands/report-command.js')).registerReport],
+  ['export', async () => (await import('./commands/export-command.js')).registerExport],
+  ['exec', async () => (await import('./commands/exec-command.js')).registerExec],
+  ['doctor', async () => (await import('./commands/doctor-command.js')).registerDoctor],
+  ['bench', async () => (await import('./commands/bench-command.js')).registerBench],
+  ['datasets', async () => (await import('./commands/datasets-command.js')).registerDatasets],
+  ['image', async () => (await import('./commands/image-command.js')).registerImage],
+  ['serve', async () => (await import('./commands/serve-command.js')).registerServe],
+  ['mcp', async () => (await import('./commands/mcp-command.js')).registerMcp],
+  ['worker', async () => (await import('./commands/worker-command.js')).registerWorker],
+];
+
+/**
+ * Builds the command tree; one file per subcommand. With `only` (the name a command line starts
+ * with), just that subcommand is loaded; otherwise (top-level help, an unknown name) all of them.
+ */
+export async function createProgram(only?: string): Promise<Command> {
   const program = new Command('intercode')
     .description('Interactive coding benchmarks as reinforcement-learning environments')
     .version(packageVersion())
@@ -32,18 +45,9 @@ export function createProgram(): Command {
       outputError: (text, write) =>
         write(`intercode: ${text.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`),
     });
-  registerRun(program);
-  registerPlay(program);
-  registerReport(program);
-  registerExport(program);
-  registerExec(program);
-  registerDoctor(program);
-  registerBench(program);
-  registerDatasets(program);
-  registerImage(program);
-  registerServe(program);
-  registerMcp(program);
-  registerWorker(program);
+  const chosen = COMMANDS.filter(([name]) => name === only);
+  const registers = await Promise.all((chosen.length > 0 ? chosen : COMMANDS).map(([, load]) => load()));
+  for (const register of registers) register(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -55,7 +59,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   process.removeAllListeners('warning');
   process.on('warning', (warning) => process.stderr.write(`intercode: warning: ${warning.message}\n`));
   try {
-    await createProgram().parseAsync([...argv], { from: 'user' });
+    const program = await createProgram(argv[0]);
+    await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import { type EpisodeRecord, episodeLine } from '../core/run-files/episode-record-schema.js';
+import { episodeLine } from '../core/run-files/episode-line.js';
+import type { EpisodeRecord } from '../core/run-files/episode-record-schema.js';
 import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
 
 const fdatasyncAsync = promisify(fdatasync);

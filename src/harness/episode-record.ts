@@ -2,10 +2,9 @@ import type { TurnRecord } from '../agents/agent.js';
 import type { EpisodeRecord, TurnRecordData } from '../core/run-files/episode-record-schema.js';
 import type { Task } from '../core/task.js';
 
+export { EPISODE_RECORD_VERSION, episodeLine } from '../core/run-files/episode-line.js';
 export {
-  EPISODE_RECORD_VERSION,
   type EpisodeRecord,
-  episodeLine,
   episodeRecordSchema,
   turnRecordSchema,
 } from '../core/run-files/episode-record-schema.js';

@@ -1,4 +1,4 @@
-import { episodeKey } from '../core/run-files/episode-record-schema.js';
+import { episodeKey } from '../core/run-files/episode-line.js';
 import type { Task } from '../core/task.js';
 import type { EpisodeRecord } from './episode-record.js';
 

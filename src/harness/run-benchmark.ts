@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Agent } from '../agents/agent.js';
 import type { Env } from '../core/env.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import { episodeKey } from '../core/run-files/episode-record-schema.js';
+import { episodeKey } from '../core/run-files/episode-line.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
 import { type EpisodeRecord, failedEpisodeRecord } from './episode-record.js';

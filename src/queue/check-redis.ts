@@ -1,6 +1,7 @@
 import { QueueError } from '../core/errors.js';
 import type { CheckItem } from '../core/host/check-item.js';
-import { connectRedis, redisUrlForDisplay } from './redis-connection.js';
+import { connectRedis } from './redis-connection.js';
+import { redisUrlForDisplay } from './redis-url.js';
 
 /** The lowest Redis BullMQ runs on. */
 const MIN_VERSION = [5, 0, 0];

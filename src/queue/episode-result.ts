@@ -1,4 +1,5 @@
-import { type ChatMessageData, episodeKey } from '../core/run-files/episode-record-schema.js';
+import { episodeKey } from '../core/run-files/episode-line.js';
+import type { ChatMessageData } from '../core/run-files/episode-record-schema.js';
 import { type EpisodeRecord, episodeRecordSchema, failedEpisodeRecord } from '../harness/episode-record.js';
 import { type EpisodeSlot, withSample } from '../harness/episode-slots.js';
 

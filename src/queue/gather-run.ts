@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { type Job, Queue } from 'bullmq';
 import type { CostBudget } from '../agents/llm/cost-budget.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
-import { episodeKey } from '../core/run-files/episode-record-schema.js';
+import { episodeKey } from '../core/run-files/episode-line.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from '../harness/episode-log.js';
 import { type EpisodeRecord, failedEpisodeRecord } from '../harness/episode-record.js';

@@ -63,7 +63,7 @@ function mentions(text: string, option: string): boolean {
   return new RegExp(`(?<![\\w-])${escapeRegExp(option)}(?![\\w-])`).test(text);
 }
 
-const program = createProgram();
+const program = await createProgram();
 const commands = commandsOf(program);
 
 describe('the CLI reference (docs/cli)', () => {

@@ -41,7 +41,7 @@ function loadManifests(): Manifest[] {
 }
 
 const manifests = loadManifests();
-const program = createProgram();
+const program = await createProgram();
 
 function workload(name: string): K8sObject {
   const found = manifests.find(

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DatasetError } from '../../core/errors.js';
-import {
-  EPISODE_RECORD_VERSION,
-  episodeRecordSchema,
-  turnRecordSchema,
-} from '../../core/run-files/episode-record-schema.js';
+import { EPISODE_RECORD_VERSION } from '../../core/run-files/episode-line.js';
+import { episodeRecordSchema, turnRecordSchema } from '../../core/run-files/episode-record-schema.js';
 import { parseJsonLines } from '../../core/run-files/parse-json-lines.js';
 import { parseVersioned, type VersionedFormat } from '../../core/run-files/versioned-format.js';
 import type { Task } from '../../core/task.js';

@@ -18,7 +18,7 @@ import type { RunConfig } from '../../harness/run-config.js';
 import { planRun, type RunPlan } from '../../harness/run-plan.js';
 import { PrivateRedis } from '../../queue/private-redis.js';
 import { runQueueBench } from '../../queue/queue-bench.js';
-import { redisOptionsOf } from '../../queue/redis-connection.js';
+import { redisOptionsOf } from '../../queue/redis-url.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { runServerBench } from '../../server/bench/server-bench.js';
 import { runMcpBench } from '../../server/mcp/mcp-bench.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkRedis } from '../../queue/check-redis.js';
-import { redisOptionsOf } from '../../queue/redis-connection.js';
+import { redisOptionsOf } from '../../queue/redis-url.js';
 import { cleanDockerSandboxes } from '../../sandbox/docker/docker-backend.js';
 import { createProviderRegistry } from '../../sandbox/provider-registry.js';
 import { type CheckGroup, environmentChecks, nodeCheck } from '../doctor/machine-checks.js';

@@ -4,19 +4,15 @@ import { type Command, Option } from 'commander';
 import type { Agent } from '../../agents/agent.js';
 import { GoldAgent } from '../../agents/gold-agent.js';
 import { HumanAgent } from '../../agents/human-agent.js';
-import { ReplayModel } from '../../agents/llm/replay/replay-model.js';
-import { ReplayAgent } from '../../agents/replay/replay-agent.js';
+import type { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { EnvDefinition } from '../../envs/env-definition.js';
-import { parseEpisodeRecords } from '../../harness/episode-record.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
-import { assertRedisReachable } from '../../queue/check-redis.js';
 import { checkQueueName, DEFAULT_QUEUE } from '../../queue/queue-keys.js';
-import { redisOptionsOf } from '../../queue/redis-connection.js';
-import { runDistributed } from '../distributed-run.js';
+import { redisOptionsOf } from '../../queue/redis-url.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
 import { addLlmOptions, type LlmFlags, type LlmSetup, resolveAgentName, setUpLlm } from '../llm-flags.js';
@@ -71,17 +67,32 @@ function checkQueueFlags(flags: RunFlags): void {
     throw new UsageError('--concurrency does not apply to --redis runs: set it on each `intercode worker`');
 }
 
-function createAgent(flags: RunFlags, definition: EnvDefinition, llm: LlmSetup | undefined): Agent {
+/** The agent; the replay agent (and its schema library) is loaded only when asked for. */
+async function createAgent(
+  flags: RunFlags,
+  definition: EnvDefinition,
+  llm: LlmSetup | undefined,
+): Promise<{ agent: Agent; replay?: ReplayAgent }> {
   switch (flags.agent) {
     case 'llm':
-      return llm!.agent;
+      return { agent: llm!.agent };
     case 'gold':
-      return new GoldAgent(definition.goldActions);
-    case 'replay':
-      return new ReplayAgent(flags.trajectories ?? []);
+      return { agent: new GoldAgent(definition.goldActions) };
+    case 'replay': {
+      const { ReplayAgent } = await import('../../agents/replay/replay-agent.js');
+      const replay = new ReplayAgent(flags.trajectories ?? []);
+      return { agent: replay, replay };
+    }
     case 'human':
-      return new HumanAgent();
+      return { agent: new HumanAgent() };
   }
+}
+
+/** The replay model of `--model replay:FILE` (behind `--cache` too, which never caches it), read for its task list. */
+async function replayModelOf(llm: LlmSetup | undefined) {
+  if (llm?.client.provider !== 'replay') return undefined;
+  const { ReplayModel } = await import('../../agents/llm/replay/replay-model.js');
+  return llm.client instanceof ReplayModel ? llm.client : new ReplayModel(llm.client.model);
 }
 
 function defaultOutDir(datasetId: string, agent: string): string {
@@ -142,7 +153,10 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the summary as JSON instead of a table');
   addLlmOptions(addEnvOptions(command)).action(async (datasetArg: string, flags: RunFlags) => {
     checkAgentFlags(flags);
-    if (flags.redis !== undefined) await assertRedisReachable(flags.redis);
+    if (flags.redis !== undefined) {
+      const { assertRedisReachable } = await import('../../queue/check-redis.js');
+      await assertRedisReachable(flags.redis);
+    }
     const plan = await planRun(runConfigOf(datasetArg, flags));
     let progress: ProgressBarReporter | undefined;
     // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
@@ -160,19 +174,13 @@ export function registerRun(program: Command): void {
             },
           })
         : undefined;
-    const agent = createAgent(flags, plan.definition, llm);
+    const { agent, replay } = await createAgent(flags, plan.definition, llm);
     const dataset = await plan.loadDataset();
-    if (agent instanceof ReplayAgent) agent.bind(dataset.tasks);
+    replay?.bind(dataset.tasks);
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
-    if (agent instanceof ReplayAgent && flags.tasks === undefined)
-      selected = recordedTasks((task) => agent.has(task), 'the --trajectories file', selected, dataset.id);
-    // The replay model behind `--cache` (which never caches it) is read again for its task list.
-    const replayModel =
-      llm?.client instanceof ReplayModel
-        ? llm.client
-        : llm?.client.provider === 'replay'
-          ? new ReplayModel(llm.client.model)
-          : undefined;
+    if (replay && flags.tasks === undefined)
+      selected = recordedTasks((task) => replay.has(task), 'the --trajectories file', selected, dataset.id);
+    const replayModel = await replayModelOf(llm);
     if (replayModel && flags.tasks === undefined)
       selected = recordedTasks(
         (task) => replayModel.has(task.id, task.query),
@@ -194,6 +202,7 @@ export function registerRun(program: Command): void {
     if (flags.redis !== undefined) {
       // The gatherer's model client did its check; the workers build their own.
       await llm?.client.close?.();
+      const { runDistributed } = await import('../distributed-run.js');
       await runDistributed({
         redis: flags.redis,
         queue: flags.queue ?? DEFAULT_QUEUE,
@@ -220,6 +229,7 @@ export function registerRun(program: Command): void {
     if (llm?.budget && flags.resume && existsSync(previous)) {
       // A torn last line of a killed run is not an episode (the log drops it too).
       const text = readFileSync(previous, 'utf8');
+      const { parseEpisodeRecords } = await import('../../harness/episode-record.js');
       for (const record of parseEpisodeRecords(text.slice(0, text.lastIndexOf('\n') + 1), previous)) {
         if (record.error === undefined)
           llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);

@@ -3,7 +3,7 @@ import { planRun } from '../../harness/run-plan.js';
 import { datasetChecksum } from '../../queue/dataset-checksum.js';
 import { checkQueueName, DEFAULT_QUEUE } from '../../queue/queue-keys.js';
 import { QueueWorker } from '../../queue/queue-worker.js';
-import { redisOptionsOf, redisUrlForDisplay } from '../../queue/redis-connection.js';
+import { redisOptionsOf, redisUrlForDisplay } from '../../queue/redis-url.js';
 import type { RunMeta } from '../../queue/run-meta.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
 import { positiveInteger, positiveNumber } from '../options.js';

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { DatasetError } from '../../core/errors.js';
+import { cacheDir } from '../../core/host/cache-dir.js';
 import { readMysqlDump } from '../../sql/dump/read-mysql-dump.js';
 import { createSqlEngine } from '../../sql/engine/create-sql-engine.js';
 import type { EnvFactory, EnvOpenOptions, SqlEnvConfig } from '../env-definition.js';
@@ -14,7 +16,7 @@ export async function openSqlEnvs({
   if (!dump) throw new DatasetError('DATASET_INVALID', `dataset ${dataset.id} has no database dump`);
   const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl);
   try {
-    await engine.prepare(await readMysqlDump(dump));
+    await engine.prepare(await readMysqlDump(dump, { cacheDir: join(cacheDir(), 'sql', 'dumps') }));
   } catch (error) {
     await engine.close();
     throw error;

@@ -67,7 +67,7 @@ export class SqlEnv implements Env {
   async #session(pool: Map<string, SqlSession>, database: string): Promise<SqlSession> {
     let session = pool.get(database);
     if (!session) {
-      session = await this.#options.engine.open(database);
+      session = await this.#options.engine.open(database, { share: this });
       // close() ran while the database opened (a caller that gave up on the reset): do not keep it.
       if (this.#closed) {
         await session.close();

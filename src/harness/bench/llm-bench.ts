@@ -3,7 +3,7 @@ import { LlmAgent } from '../../agents/llm/llm-agent.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../../agents/llm/model-client.js';
 import type { StrategyName } from '../../agents/llm/prompts/prompt-set.js';
 import { PrefixStore } from '../../agents/llm/strategies/prefix-store.js';
-import { episodeLine } from '../../core/run-files/episode-record-schema.js';
+import { episodeLine } from '../../core/run-files/episode-line.js';
 import type { Task } from '../../core/task.js';
 import { type BenchFigure, type BenchTarget, figure } from './bench-figure.js';
 

@@ -1,23 +1,26 @@
 import { UsageError } from '../../core/errors.js';
-import { MysqlEngine } from './mysql/mysql-engine.js';
-import { PostgresEngine } from './postgres/postgres-engine.js';
 import type { SqlEngine } from './sql-engine.js';
 import { SqliteEngine } from './sqlite/sqlite-engine.js';
 
 /**
  * The engines by name: `sqlite` (embedded, the default), `mysql` (MariaDB or MySQL), `postgres`.
  * For `mysql` and `postgres`, `dbUrl` names a server of the user's; without it a private server is
- * started (and stopped when the engine closes).
+ * started (and stopped when the engine closes). The server engines (and their client libraries) are
+ * loaded only when chosen.
  */
 export async function createSqlEngine(name: string, dbUrl?: string): Promise<SqlEngine> {
   switch (name) {
     case 'sqlite':
       if (dbUrl) throw new UsageError('--db-url applies to the mysql and postgres engines, not sqlite');
       return new SqliteEngine();
-    case 'mysql':
+    case 'mysql': {
+      const { MysqlEngine } = await import('./mysql/mysql-engine.js');
       return MysqlEngine.start(dbUrl ? { url: dbUrl } : {});
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { PostgresEngine } = await import('./postgres/postgres-engine.js');
       return PostgresEngine.start(dbUrl ? { url: dbUrl } : {});
+    }
     default:
       throw new UsageError(`--engine: unknown engine "${name}" (known: sqlite, mysql, postgres)`);
   }

@@ -36,9 +36,22 @@ export interface SqlEngine {
    */
   prepare(dump: DumpModel): Promise<void>;
   /** A new session on one prepared database (by its dump name, e.g. `concert_singer`). */
-  open(database: string): Promise<SqlSession>;
+  open(database: string, options?: SqlOpenOptions): Promise<SqlSession>;
   /** Closes every session and releases the engine's resources. Idempotent. */
   close(): Promise<void>;
+}
+
+/** Options of `SqlEngine.open`. */
+export interface SqlOpenOptions {
+  /**
+   * Sessions opened with the same object (an environment passes itself) may share the engine's
+   * resources. SQLite: one session process holds them all, so an environment that moves between
+   * databases starts one process, not one per database. They stay isolated from each other; what
+   * they share is the process's life: a statement past its time limit gets it killed, and the
+   * others then open again in the next process and replay their changes (requests of theirs that
+   * were waiting are sent again). Server engines ignore it.
+   */
+  readonly share?: object;
 }
 
 /** Limits of one query. */

@@ -1,8 +1,9 @@
 // The program of a SQLite session process (plain CommonJS, run with `node -e <source> <config>`,
 // so that it works the same from the TypeScript sources under test and from the built package). It
-// holds the pristine database image in memory and a writable in-memory copy of it
-// (`new Database(buffer)`), and answers the messages of `SqliteChildRequest` over the IPC channel
-// (V8 serialisation, so `bigint` and `Buffer` values cross intact).
+// holds databases in numbered slots (one per session; an environment's sessions share a process):
+// each database's pristine image in memory, once per file, and a writable in-memory copy of it per
+// slot (`new Database(buffer)`). It answers the messages of `SqliteChildRequest` over the IPC channel
+// (V8 serialisation, so `bigint` and `Buffer` values cross intact), in order.
 //
 // Why a process and not a worker thread: better-sqlite3 is synchronous and has no interrupt, and a
 // worker stuck in `sqlite3_step` cannot be terminated (`worker.terminate()` waits for JavaScript to
@@ -34,20 +35,59 @@ new Worker(
   { eval: true, workerData: { parent: process.ppid, limit: Number(config.memoryBytes) } },
 ).unref();
 
-let pristine = null;
-let db = null;
+// Pristine images by file (shared by the slots of one database) and the slots' working copies.
+const images = new Map();
+const slots = new Map();
 
-function open() {
-  if (db) {
-    try {
-      db.close();
-    } catch {}
-  }
-  db = new Database(pristine);
+function fresh(image) {
+  const db = new Database(image);
   db.defaultSafeIntegers(true);
   db.pragma('foreign_keys = OFF');
   db.pragma('temp_store = MEMORY');
   db.pragma('trusted_schema = OFF');
+  return db;
+}
+
+function drop(slot) {
+  const held = slots.get(slot);
+  if (!held) return;
+  slots.delete(slot);
+  try {
+    held.db.close();
+  } catch {}
+  for (const other of slots.values()) if (other.file === held.file) return;
+  images.delete(held.file);
+}
+
+function put(slot, file, db) {
+  drop(slot);
+  slots.set(slot, { file, db });
+}
+
+function slotOf(message) {
+  const held = slots.get(message.slot);
+  if (!held) throw new Error(`no database is open in slot ${message.slot}`);
+  return held;
+}
+
+function openSlot(slot, file) {
+  drop(slot);
+  let image = images.get(file);
+  if (!image) {
+    image = readFileSync(file);
+    images.set(file, image);
+  }
+  put(slot, file, fresh(image));
+}
+
+function reset(message) {
+  const held = slotOf(message);
+  const image = images.get(held.file);
+  try {
+    held.db.close();
+  } catch {}
+  held.db = fresh(image);
+  return held.db;
 }
 
 function failure(error) {
@@ -60,7 +100,7 @@ function failure(error) {
 // `reference`: the statement must only read (SQLite's own verdict, sqlite3_stmt_readonly), so that
 // it leaves nothing on the connection the session can observe: changes(), total_changes() and
 // last_insert_rowid() move only with writes, and the database stays as it was.
-function query(sql, maxRows, countLimit, reference = false) {
+function query(db, sql, maxRows, countLimit, reference = false) {
   let statement;
   try {
     statement = db.prepare(sql);
@@ -100,9 +140,9 @@ function query(sql, maxRows, countLimit, reference = false) {
   }
 }
 
-function replay(statements) {
+function replay(db, statements) {
   for (let i = 0; i < statements.length; i++) {
-    const outcome = query(statements[i], 0, Number.POSITIVE_INFINITY);
+    const outcome = query(db, statements[i], 0, Number.POSITIVE_INFINITY);
     if (outcome.kind === 'error') return { kind: 'error', message: outcome.message, failedAt: i };
   }
   return { kind: 'ok' };
@@ -111,16 +151,28 @@ function replay(statements) {
 function handle(message) {
   switch (message.op) {
     case 'open':
-      pristine = readFileSync(message.file);
-      open();
+      openSlot(message.slot, message.file);
       return { kind: 'ok' };
+    case 'copy': {
+      const source = slotOf({ slot: message.from });
+      if (source.db.inTransaction) {
+        return { kind: 'error', message: 'a database inside an open transaction cannot be copied' };
+      }
+      put(message.slot, source.file, fresh(source.db.serialize()));
+      return { kind: 'ok' };
+    }
     case 'reset':
-      open();
+      reset(message);
       return { kind: 'ok' };
-    case 'query':
-      return query(message.sql, message.maxRows, message.countLimit, message.reference === true);
+    case 'close':
+      drop(message.slot);
+      return { kind: 'ok' };
+    case 'query': {
+      const db = message.reset === true ? reset(message) : slotOf(message).db;
+      return query(db, message.sql, message.maxRows, message.countLimit, message.reference === true);
+    }
     case 'replay':
-      return replay(message.statements);
+      return replay(slotOf(message).db, message.statements);
     default:
       return { kind: 'error', message: `unknown request ${message.op}` };
   }

@@ -1,9 +1,10 @@
 import { cacheDir } from '../../../core/host/cache-dir.js';
 import type { DumpModel } from '../../dump/dump-model.js';
 import { PreparedDatabases } from '../prepared-databases.js';
-import type { SqlEngine, SqlSession } from '../sql-engine.js';
+import type { SqlEngine, SqlOpenOptions, SqlSession } from '../sql-engine.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import { type SqlitePristineSchema, sqlitePristineSchema } from './sqlite-catalogue.js';
+import { SqliteHost } from './sqlite-host.js';
 import { ensurePristineFiles } from './sqlite-pristine.js';
 import { SqliteSession, type SqliteSessionLimits } from './sqlite-session.js';
 
@@ -36,8 +37,9 @@ interface Prepared {
 
 /**
  * The embedded engine (better-sqlite3): each dump database becomes a SQLite file, built once into
- * the cache (see `sqlite-schema.ts` for the type mapping and its limits), and each session runs in its
- * own process on an in-memory copy of it (see {@link SqliteSession}).
+ * the cache (see `sqlite-schema.ts` for the type mapping and its limits), and each session runs on an
+ * in-memory copy of it in a session process: its own, or one shared with the sessions opened with the
+ * same `share` object (see {@link SqliteSession} and {@link SqliteHost}).
  *
  * Dialect: SQLite's, with MySQL's case-insensitive text comparisons imitated by `COLLATE NOCASE` on
  * the dump's character columns. NOCASE folds only ASCII letters, and applies where SQLite picks the
@@ -60,6 +62,8 @@ export class SqliteEngine implements SqlEngine {
   readonly id = 'sqlite' as const;
   private readonly prepared = new PreparedDatabases<Prepared>();
   private readonly sessions = new Set<SqliteSession>();
+  /** Session processes shared by the sessions opened with the same `share` object. */
+  private readonly hosts = new WeakMap<object, SqliteHost>();
   private readonly limits: SqliteSessionLimits;
   private readonly cacheRoot: string | undefined;
   private closed = false;
@@ -91,7 +95,7 @@ export class SqliteEngine implements SqlEngine {
     }
   }
 
-  async open(database: string): Promise<SqlSession> {
+  async open(database: string, options: SqlOpenOptions = {}): Promise<SqlSession> {
     this.assertOpen();
     const prepared = this.prepared.get(database);
     const session = await SqliteSession.open(
@@ -100,6 +104,7 @@ export class SqliteEngine implements SqlEngine {
       this.limits,
       (closed) => this.sessions.delete(closed),
       prepared.schema,
+      this.host(options.share),
     );
     if (this.closed) {
       await session.close();
@@ -112,6 +117,19 @@ export class SqliteEngine implements SqlEngine {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.sessions].map((session) => session.close()));
+  }
+
+  /** The process host of the sessions opened with `share`: a new one without it, or once the last has closed. */
+  private host(share: object | undefined): SqliteHost {
+    if (share === undefined) return new SqliteHost(this.limits);
+    let host = this.hosts.get(share);
+    if (!host) {
+      host = new SqliteHost(this.limits, (closed) => {
+        if (this.hosts.get(share) === closed) this.hosts.delete(share);
+      });
+      this.hosts.set(share, host);
+    }
+    return host;
   }
 
   /** Names of the prepared databases, as the dumps spell them. */

@@ -6,8 +6,19 @@ import { trackForExit } from '../../../core/host/exit-cleanup.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import type { SqliteChildReply, SqliteChildRequest } from './sqlite-child-protocol.js';
 
-/** The process ended while requests were waiting (killed, crashed, out of memory). */
-export class SqliteProcessExit extends Error {}
+/**
+ * The process ended while requests were waiting (killed, crashed, out of memory). The process runs
+ * requests in order, so the first one waiting is the one it was running; the others (`collateral`)
+ * never started and may be sent again to a new process.
+ */
+export class SqliteProcessExit extends Error {
+  constructor(
+    message: string,
+    readonly collateral = false,
+  ) {
+    super(message);
+  }
+}
 
 /** Limits of a session process. */
 export interface SqliteProcessLimits {
@@ -123,7 +134,8 @@ export class SqliteProcess {
 
   /** Sends a request; rejects with {@link SqliteProcessExit} when the process ends first. */
   request(request: SqliteChildRequest): Promise<SqliteChildReply> {
-    if (this.exited) return Promise.reject(new SqliteProcessExit('the SQLite session process has ended'));
+    if (this.exited)
+      return Promise.reject(new SqliteProcessExit('the SQLite session process has ended', true));
     const id = this.nextId++;
     const reply = this.waitFor(id);
     try {
@@ -154,6 +166,12 @@ export class SqliteProcess {
     if (!this.exited) this.child.kill('SIGKILL');
   }
 
+  /** Sends a request whose reply nobody waits for (the process drops what it holds). */
+  post(request: SqliteChildRequest): void {
+    if (this.exited) return;
+    this.request(request).catch(() => undefined);
+  }
+
   private waitFor(id: number): Promise<SqliteChildReply> {
     return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
   }
@@ -163,8 +181,12 @@ export class SqliteProcess {
     this.exited = true;
     this.untrack();
     const how = error ? error.message : signal ? `signal ${signal}` : `exit code ${code}`;
-    const failure = new SqliteProcessExit(`the SQLite session process ended (${how})`);
-    for (const waiting of this.pending.values()) waiting.reject(failure);
+    const message = `the SQLite session process ended (${how})`;
+    let first = true;
+    for (const waiting of this.pending.values()) {
+      waiting.reject(new SqliteProcessExit(message, !first));
+      first = false;
+    }
     this.pending.clear();
   }
 }

@@ -15,7 +15,9 @@ import { SqliteCatalogue, type SqlitePristineSchema } from './sqlite-catalogue.j
 import type { SqliteChildReply } from './sqlite-child-protocol.js';
 import { unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from './sqlite-guard.js';
-import { SqliteProcess, type SqliteProcessLimits } from './sqlite-process.js';
+import type { SqliteHost } from './sqlite-host.js';
+import { type SqliteProcess, SqliteProcessExit, type SqliteProcessLimits } from './sqlite-process.js';
+import { nativeRows, replyWithin } from './sqlite-reply.js';
 
 /** Settings of SQLite sessions. */
 export interface SqliteSessionLimits extends SqliteProcessLimits {
@@ -47,29 +49,30 @@ function failed(database: string, cause: unknown): SqlEngineError {
   });
 }
 
-/** Converts values the IPC channel turned into plain `Uint8Array`s back into `Buffer`s. */
-function nativeRows(rows: unknown[][]): unknown[][] {
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      const value = row[i];
-      if (value instanceof Uint8Array && !Buffer.isBuffer(value)) {
-        row[i] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-      }
-    }
-  }
-  return rows;
+/** Times a request is sent again after another session's statement had the shared process killed. */
+const MAX_COLLATERAL_RETRIES = 3;
+
+/** Attempts to open a session's slot in a new process (each may be cut short by another session). */
+const MAX_OPEN_ATTEMPTS = 4;
+
+/** The request never ran: the process ended for a statement of another session (it may be sent again). */
+function collateral(error: unknown): boolean {
+  return error instanceof SqliteProcessExit && error.collateral;
 }
 
 /**
- * A session on one SQLite database, run in its own process (see `SQLITE_CHILD_SOURCE`) on an
- * in-memory copy of the pristine database file.
+ * A session on one SQLite database, held in a slot of a session process (`SqliteHost`, shared by
+ * the sessions of one environment; see `sqlite-child.cjs`) as an in-memory copy of the pristine
+ * database file.
  *
  * - `reset` swaps in a fresh copy of the pristine image held in the process (no file access; a
- *   fraction of a millisecond on Spider's databases).
- * - A query past its time limit gets the process killed; a new process starts on the pristine image
- *   and replays, in order, the statements since the last reset that changed the database or the
- *   transaction state, so the session keeps its state (as a server's `KILL QUERY` would). Past
- *   `replayLimit` such statements, or when the replay fails, the session restarts pristine instead.
+ *   fraction of a millisecond on Spider's databases). It is folded into the session's next request.
+ * - A query past its time limit gets the process killed; in the next process each session of the
+ *   host opens its slot on the pristine image and replays, in order, its statements since the last
+ *   reset that changed the database or the transaction state, so the session keeps its state (as a
+ *   server's `KILL QUERY` would). Past `replayLimit` such statements, or when the replay fails, the
+ *   session restarts pristine instead. Requests of other sessions that were waiting behind the
+ *   killed statement are sent again to the next process.
  * - A query that ends the process (the memory limit, a crash) is answered the same way, as
  *   `ENGINE_CRASHED`.
  * - MySQL's introspection statements (`SHOW TABLES`, `DESCRIBE t`, …: see `answer-mysql-introspection.ts`)
@@ -78,12 +81,15 @@ function nativeRows(rows: unknown[][]): unknown[][] {
  *   error naming the covered statements (SQLite has no `SHOW`).
  */
 export class SqliteSession implements SqlSession {
-  private process: SqliteProcess | undefined;
-  private starting: Promise<SqliteProcess> | undefined;
+  /** The process whose slot holds this session's state. */
+  private openedIn: SqliteProcess | undefined;
+  private opening: { process: SqliteProcess; done: Promise<void> } | undefined;
   private changes: string[] = [];
   private changesDropped = false;
+  private resetPending = false;
+  /** The database or the connection may differ from a fresh copy of the pristine image. */
+  private touched = false;
   private closed = false;
-  private generation = 0;
 
   private constructor(
     readonly database: string,
@@ -91,19 +97,27 @@ export class SqliteSession implements SqlSession {
     private readonly limits: SqliteSessionLimits,
     private readonly onClose: (session: SqliteSession) => void,
     private readonly schema: SqlitePristineSchema,
+    private readonly host: SqliteHost,
+    private readonly slot: number,
   ) {}
 
-  /** Starts the session's process on the pristine file of `database`. */
+  /** Opens the session in a slot of `host`'s process, on the pristine file of `database`. */
   static async open(
     database: string,
     file: string,
     limits: SqliteSessionLimits,
     onClose: (session: SqliteSession) => void,
     /** The dump model of the database's tables, for introspection (none: SQLite's pragmas only). */
-    schema: SqlitePristineSchema = { database, tables: new Map() },
+    schema: SqlitePristineSchema,
+    host: SqliteHost,
   ): Promise<SqliteSession> {
-    const session = new SqliteSession(database, file, limits, onClose, schema);
-    await session.ready();
+    const session = new SqliteSession(database, file, limits, onClose, schema, host, host.acquire());
+    try {
+      await session.ready();
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
     return session;
   }
 
@@ -134,36 +148,25 @@ export class SqliteSession implements SqlSession {
     const introspection = recognizeMysqlIntrospection(check.statement.tokens);
     if (introspection) return this.introspect(introspection, options, deadline, elapsed, reference);
     let text = sql;
-    for (let attempt = 0; ; attempt++) {
-      const process = await this.ready();
-      const request = {
-        op: 'query',
-        sql: text,
-        maxRows: Math.max(0, options.maxRows),
-        countLimit: this.limits.countLimit,
-        ...(reference ? { reference } : {}),
-      } as const;
-      const result = await this.within(process.request(request), deadline);
-      if (this.closed) throw this.closedError();
-      if (result === 'timeout') {
-        process.kill();
-        this.restart();
-        return timedOutOutcome(options.timeoutMs, elapsed());
-      }
-      if (!('reply' in result)) {
-        await process.finished;
-        const reason =
-          process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
-        this.restart();
+    for (let rewrites = 0; ; rewrites++) {
+      const result = await this.send(
+        text,
+        Math.max(0, options.maxRows),
+        this.limits.countLimit,
+        deadline,
+        reference,
+      );
+      if (result === 'timeout') return timedOutOutcome(options.timeoutMs, elapsed());
+      if ('crashed' in result) {
         return {
           kind: 'error',
-          message: `the query ended the SQLite process: ${reason}`,
+          message: `the query ended the SQLite process: ${result.crashed}`,
           code: QUERY_ERROR.crashed,
           durationMs: elapsed(),
         };
       }
       const { reply } = result;
-      if (reply.kind === 'error' && this.limits.doubleQuotedStrings && attempt < MAX_REWRITES) {
+      if (reply.kind === 'error' && this.limits.doubleQuotedStrings && rewrites < MAX_REWRITES) {
         const name = unresolvedDoubleQuoted(reply.message);
         const rewritten = name === undefined ? undefined : doubleQuotedAsString(text, name, 'sqlite');
         if (rewritten !== undefined) {
@@ -173,6 +176,51 @@ export class SqliteSession implements SqlSession {
       }
       return this.outcome(reference ? undefined : text, reply, elapsed());
     }
+  }
+
+  /**
+   * One statement in the session's slot (with a pending reset folded in): its reply; `timeout` when
+   * the deadline passed first (the process is then killed); `crashed` when the statement ended the
+   * process. A request that waited behind another session's killed statement is sent again.
+   */
+  private async send(
+    sql: string,
+    maxRows: number,
+    countLimit: number,
+    deadline: number,
+    reference: boolean,
+  ): Promise<{ reply: SqliteChildReply } | { crashed: string } | 'timeout'> {
+    for (let retries = 0; ; ) {
+      const process = await this.ready();
+      const request = {
+        op: 'query',
+        slot: this.slot,
+        sql,
+        maxRows,
+        countLimit,
+        ...(reference ? { reference } : {}),
+        ...this.takeReset(),
+      } as const;
+      const result = await replyWithin(process.request(request), deadline);
+      if (this.closed) throw this.closedError();
+      if (result === 'timeout') {
+        this.host.kill(process);
+        return 'timeout';
+      }
+      if ('reply' in result) return result;
+      if (collateral(result.error) && retries++ < MAX_COLLATERAL_RETRIES) continue;
+      await process.finished;
+      const reason =
+        process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
+      return { crashed: reason };
+    }
+  }
+
+  /** The pending reset, to fold into the next request (`reset: true`), and no longer pending. */
+  private takeReset(): { reset?: true } {
+    if (!this.resetPending) return {};
+    this.resetPending = false;
+    return { reset: true };
   }
 
   /** Answers a MySQL introspection statement from the dump model and the session's current schema. */
@@ -197,76 +245,33 @@ export class SqliteSession implements SqlSession {
 
   /** Rows of an internal read-only query on the session's connection (not remembered for replay). */
   private async catalogueRows(sql: string, deadline: number, reference: boolean): Promise<unknown[][]> {
-    const process = await this.ready();
-    const request = {
-      op: 'query',
-      sql,
-      maxRows: CATALOGUE_ROWS,
-      countLimit: CATALOGUE_ROWS,
-      ...(reference ? { reference } : {}),
-    } as const;
-    const result = await this.within(process.request(request), deadline);
-    if (this.closed) throw this.closedError();
-    if (result === 'timeout') {
-      process.kill();
-      this.restart();
-      throw new CatalogueTimeout();
-    }
-    if (!('reply' in result)) {
-      await process.finished;
-      const reason =
-        process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
-      this.restart();
-      throw new Error(`the query ended the SQLite process: ${reason}`);
-    }
+    const result = await this.send(sql, CATALOGUE_ROWS, CATALOGUE_ROWS, deadline, reference);
+    if (result === 'timeout') throw new CatalogueTimeout();
+    if ('crashed' in result) throw new Error(`the query ended the SQLite process: ${result.crashed}`);
     const { reply } = result;
     if (reply.kind === 'error') throw new Error(`introspection failed: ${reply.message}`);
     return reply.kind === 'rows' ? nativeRows(reply.rows) : [];
   }
 
-  /** The reply, or `timeout` when the deadline (a `performance.now()` time) passes first. */
-  private async within(
-    request: Promise<SqliteChildReply>,
-    deadline: number,
-  ): Promise<{ reply: SqliteChildReply } | { error: unknown } | 'timeout'> {
-    let timer: NodeJS.Timeout | undefined;
-    const expiry = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
-    });
-    const result = await Promise.race([
-      request.then(
-        (reply) => ({ reply }),
-        (error: unknown) => ({ error }),
-      ),
-      expiry,
-    ]);
-    clearTimeout(timer);
-    return result;
-  }
-
+  /**
+   * Makes the database pristine: folded into the next request (see the class), and nothing at all
+   * when nothing since the last reset could have changed it (only reading statements ran).
+   */
   async reset(): Promise<void> {
+    if (this.closed) throw this.closedError();
     this.changes = [];
     this.changesDropped = false;
-    const process = await this.ready();
-    try {
-      await this.resetProcess(process);
-    } catch (error) {
-      process.kill();
-      this.restart();
-      await this.ready().catch(() => {
-        throw failed(this.database, error);
-      });
-    }
+    if (this.touched) this.resetPending = true;
+    this.touched = false;
+    await this.ready();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.onClose(this);
-    const pending = this.starting;
-    this.process?.kill();
-    this.process = undefined;
-    if (pending) (await pending.catch(() => undefined))?.kill();
+    this.openedIn = undefined;
+    await this.host.release(this.slot);
   }
 
   private closedError(): SqlEngineError {
@@ -283,7 +288,10 @@ export class SqliteSession implements SqlSession {
         durationMs,
       };
     }
-    if (reply.changes && sql !== undefined) this.remember(sql);
+    if (reply.changes && sql !== undefined) {
+      this.touched = true;
+      this.remember(sql);
+    }
     if (reply.kind === 'ok') {
       return {
         kind: 'ok',
@@ -308,63 +316,62 @@ export class SqliteSession implements SqlSession {
     else this.changesDropped = true;
   }
 
-  /** The live process, waiting for a (re)start in progress; throws when the session cannot go on. */
+  /**
+   * The live process with this session's slot open in it: in a new process, the slot is opened on
+   * the pristine image and the session's changes are replayed (see the class).
+   */
   private async ready(): Promise<SqliteProcess> {
-    if (this.closed) throw this.closedError();
-    if (this.process?.alive) return this.process;
-    if (!this.starting) this.restart();
-    try {
-      return await (this.starting as Promise<SqliteProcess>);
-    } catch (error) {
-      this.starting = undefined;
-      throw failed(this.database, error);
+    for (let attempt = 1; ; attempt++) {
+      if (this.closed) throw this.closedError();
+      let process: SqliteProcess;
+      try {
+        process = await this.host.process();
+      } catch (error) {
+        throw failed(this.database, error);
+      }
+      if (this.closed) throw this.closedError();
+      if (this.openedIn === process && process.alive) return process;
+      if (this.opening?.process !== process) {
+        const done = this.openIn(process);
+        done.catch(() => undefined);
+        this.opening = { process, done };
+      }
+      try {
+        await this.opening.done;
+      } catch (error) {
+        if (this.opening?.process === process) this.opening = undefined;
+        if (this.closed) throw this.closedError();
+        if (!(error instanceof SqliteProcessExit) || attempt >= MAX_OPEN_ATTEMPTS) {
+          throw failed(this.database, error);
+        }
+      }
     }
   }
 
-  /** Starts a new process in the background: pristine image, then the replay of the session's changes. */
-  private restart(): void {
-    this.process = undefined;
+  /** Opens the slot in `process` on the pristine image, then replays the session's changes. */
+  private async openIn(process: SqliteProcess): Promise<void> {
     const replay = this.changesDropped ? [] : [...this.changes];
     if (this.changesDropped) {
       this.changes = [];
       this.changesDropped = false;
     }
-    const generation = ++this.generation;
-    const starting = (async () => {
-      let process = await this.startOpened();
-      if (replay.length > 0) {
-        const replayed = await this.replay(process, replay);
-        if (replayed !== 'ok') this.changes = [];
-        if (replayed === 'timeout') process = await this.startOpened();
-        else if (replayed === 'failed') await this.resetProcess(process);
+    this.resetPending = false;
+    this.touched = replay.length > 0;
+    const opened = await process.request({ op: 'open', slot: this.slot, file: this.file });
+    if (opened.kind === 'error') throw new SqlEngineError('SQL_ENGINE_FAILED', opened.message);
+    if (replay.length > 0) {
+      const replayed = await this.replay(process, replay);
+      if (replayed !== 'ok') {
+        this.changes = [];
+        this.touched = false;
       }
-      if (this.closed) process.kill();
-      else if (this.generation === generation) {
-        this.process = process;
-        this.starting = undefined;
+      if (replayed === 'timeout') throw new SqliteProcessExit('the replay passed its time limit', true);
+      if (replayed === 'failed') {
+        const reply = await process.request({ op: 'reset', slot: this.slot });
+        if (reply.kind === 'error') throw new SqlEngineError('SQL_ENGINE_FAILED', reply.message);
       }
-      return process;
-    })();
-    starting.catch(() => undefined);
-    this.starting = starting;
-  }
-
-  /** A new process with the pristine database open. */
-  private async startOpened(): Promise<SqliteProcess> {
-    const process = await SqliteProcess.start(this.limits);
-    try {
-      const opened = await process.request({ op: 'open', file: this.file });
-      if (opened.kind === 'error') throw new Error(opened.message);
-      return process;
-    } catch (error) {
-      process.kill();
-      throw error;
     }
-  }
-
-  private async resetProcess(process: SqliteProcess): Promise<void> {
-    const reply = await process.request({ op: 'reset' });
-    if (reply.kind === 'error') throw new Error(reply.message);
+    this.openedIn = process;
   }
 
   /** Replays statements within the replay time limit (killing the process when it is exceeded). */
@@ -373,10 +380,13 @@ export class SqliteSession implements SqlSession {
     const deadline = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.limits.replayTimeoutMs);
     });
-    const reply = await Promise.race([process.request({ op: 'replay', statements }), deadline]);
+    const reply = await Promise.race([
+      process.request({ op: 'replay', slot: this.slot, statements }),
+      deadline,
+    ]);
     clearTimeout(timer);
     if (reply !== 'timeout') return reply.kind === 'error' ? 'failed' : 'ok';
-    process.kill();
+    this.host.kill(process);
     return 'timeout';
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { checkQueueName, episodeJobId, newRunId } from '../../src/queue/queue-keys.js';
-import { redisOptionsOf, redisUrlForDisplay } from '../../src/queue/redis-connection.js';
+import { redisOptionsOf, redisUrlForDisplay } from '../../src/queue/redis-url.js';
 
 describe('redisOptionsOf', () => {
   it('reads host, port, credentials, database and TLS from the URL', () => {
