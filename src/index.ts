@@ -9,7 +9,16 @@ export { HumanAgent } from './agents/human-agent.js';
 export { ReplayAgent } from './agents/replay/replay-agent.js';
 // The environment contract.
 export { type Action, formatAction, parseAction, toAction } from './core/action.js';
-export type { Env, Observation, ResetInfo, ResetOptions, Score, StepInfo, StepResult } from './core/env.js';
+export type {
+  Env,
+  ForkResult,
+  Observation,
+  ResetInfo,
+  ResetOptions,
+  Score,
+  StepInfo,
+  StepResult,
+} from './core/env.js';
 export {
   DatasetError,
   EnvError,

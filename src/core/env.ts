@@ -62,11 +62,25 @@ export interface StepResult {
   readonly info: StepInfo;
 }
 
+/** The copies of {@link Env.fork}. */
+export interface ForkResult {
+  /** Independent environments, each in the state the forked one was in, mid-episode. */
+  readonly envs: Env[];
+  /** What the copies do not have of the original's state (each a sentence); empty when everything was copied. */
+  readonly notCopied: readonly string[];
+}
+
 /** The environment contract: Gymnasium semantics with named fields. */
 export interface Env {
   reset(options?: ResetOptions): Promise<{ observation: Observation; info: ResetInfo }>;
   step(action: Action | string): Promise<StepResult>;
   /** Reward of the current state without ending the episode. */
   score(): Promise<Score>;
+  /**
+   * Optional: `count` independent copies of the current episode (after `reset`), for group rollouts
+   * and tree search without replaying the history. Each copy is an `Env` of its own (close it); the
+   * original goes on unchanged. Throws `ENV_FORK_UNSUPPORTED` where the state cannot be copied.
+   */
+  fork?(count: number): Promise<ForkResult>;
   close(): Promise<void>;
 }

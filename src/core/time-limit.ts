@@ -1,5 +1,5 @@
 import type { Action } from './action.js';
-import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from './env.js';
+import type { Env, ForkResult, Observation, ResetInfo, ResetOptions, Score, StepResult } from './env.js';
 import { EnvError } from './errors.js';
 
 /**
@@ -43,6 +43,23 @@ export class TimeLimit implements Env {
 
   score(): Promise<Score> {
     return this.#env.score();
+  }
+
+  /** Copies of the episode (where the wrapped env can fork), each wrapped with the turns taken so far. */
+  async fork(count: number): Promise<ForkResult> {
+    if (!this.#env.fork)
+      throw new EnvError('ENV_FORK_UNSUPPORTED', 'this environment cannot fork an episode');
+    if (this.#ended) throw new EnvError('ENV_RESET_NEEDED', 'the episode has ended: call reset() first');
+    const { envs, notCopied } = await this.#env.fork(count);
+    return {
+      envs: envs.map((copy) => {
+        const limited = new TimeLimit(copy, this.#maxTurns);
+        limited.#turns = this.#turns;
+        limited.#ended = false;
+        return limited;
+      }),
+      notCopied,
+    };
   }
 
   close(): Promise<void> {

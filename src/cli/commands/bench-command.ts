@@ -307,7 +307,10 @@ export function registerBench(program: Command): void {
                   concurrency: [1, 2],
                   targets:
                     engine === 'sqlite'
-                      ? { throughput: { 2: { op: '>=' as const, value: 300, stat: 'p50' as const } } }
+                      ? {
+                          throughput: { 2: { op: '>=' as const, value: 300, stat: 'p50' as const } },
+                          fork: { op: '<=' as const, value: 5, stat: 'p50' as const },
+                        }
                       : {},
                 };
               },

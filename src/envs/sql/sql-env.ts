@@ -1,6 +1,14 @@
 import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
-import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
+import type {
+  Env,
+  ForkResult,
+  Observation,
+  ResetInfo,
+  ResetOptions,
+  Score,
+  StepResult,
+} from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Dataset, Task } from '../../core/task.js';
 import type { QueryOutcome, SqlEngine, SqlSession } from '../../sql/engine/sql-engine.js';
@@ -204,6 +212,47 @@ export class SqlEnv implements Env {
       details: { ...reward.details, ...(gold.error ? { goldError: gold.error } : {}) },
     };
     return gold.corrupt ? { ...score, goldCorrupt: true } : score;
+  }
+
+  /**
+   * `count` copies of the episode: each a new environment on a copy of the task's database as the
+   * agent left it (data, schema, an open transaction, temporary tables, session settings), with the
+   * same task, gold result and last result, so its score is this one's until it acts. On SQLite the
+   * copies live in the session process of this environment (copying a Spider database takes well
+   * under a millisecond); the server engines cannot fork (`ENV_FORK_UNSUPPORTED`).
+   */
+  async fork(count: number): Promise<ForkResult> {
+    const task = this.#require();
+    if (!Number.isInteger(count) || count < 1 || count > 256) {
+      throw new EnvError(
+        'ENV_INVALID_ACTION',
+        `fork count must be a whole number from 1 to 256, not ${count}`,
+      );
+    }
+    const database = databaseOf(task);
+    const session = await this.#session(this.#agentSessions, database);
+    if (!session.fork) {
+      throw new EnvError(
+        'ENV_FORK_UNSUPPORTED',
+        `the ${this.#options.engine.id} engine cannot copy a session: fork needs --engine sqlite`,
+      );
+    }
+    const copies = await Promise.allSettled(Array.from({ length: count }, () => session.fork!()));
+    const failure = copies.find((copy) => copy.status === 'rejected');
+    if (failure) {
+      await Promise.all(copies.map((copy) => (copy.status === 'fulfilled' ? copy.value.close() : undefined)));
+      throw failure.reason;
+    }
+    const envs = copies.map((copy) => {
+      const env = new SqlEnv(this.#options);
+      env.#agentSessions.set(database, (copy as PromiseFulfilledResult<SqlSession>).value);
+      if (this.#dirty.has(database)) env.#dirty.add(database);
+      env.#gold = this.#gold;
+      env.#task = task;
+      env.#last = this.#last;
+      return env;
+    });
+    return { envs, notCopied: [] };
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Env } from '../../core/env.js';
+import type { Env, ForkResult } from '../../core/env.js';
+import { IntercodeError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { type BenchFigure, type BenchTarget, figure } from './bench-figure.js';
 
@@ -20,6 +21,8 @@ export interface EnvBenchOptions {
   readonly concurrency: readonly number[];
   readonly targets?: {
     readonly episode?: BenchTarget;
+    /** Of `fork(8)` mid-episode, measured where the environment can fork. */
+    readonly fork?: BenchTarget;
     readonly throughput?: Readonly<Record<number, BenchTarget>>;
   };
   readonly onProgress?: (message: string) => void;
@@ -41,8 +44,40 @@ async function goldEpisode(env: Env, task: Task, actions: string[]) {
 }
 
 /**
+ * Times of `fork(8)` after each task's gold actions (the copies closed after each), or none when the
+ * environment cannot fork in this setting (`ENV_FORK_UNSUPPORTED`, e.g. a server SQL engine).
+ */
+async function forkTimes(
+  env: Env,
+  tasks: readonly Task[],
+  goldActions: (task: Task) => string[],
+  samples: number,
+): Promise<number[]> {
+  const fork = env.fork?.bind(env);
+  if (!fork) return [];
+  const times: number[] = [];
+  for (let i = 0; i < samples; i += 1) {
+    const task = tasks[i % tasks.length]!;
+    await env.reset({ taskId: task.id });
+    for (const action of goldActions(task)) await env.step(action);
+    let forked: ForkResult;
+    try {
+      const [result, took] = await timed(() => fork(8));
+      forked = result;
+      times.push(took);
+    } catch (error) {
+      if (IntercodeError.isInstance(error) && error.code === 'ENV_FORK_UNSUPPORTED') return [];
+      throw error;
+    }
+    await Promise.all(forked.envs.map((copy) => copy.close()));
+  }
+  return times;
+}
+
+/**
  * Episode-level figures of an environment with the gold agent: reset, step, score, a whole gold
- * episode (reset, the gold actions, score with the evaluator), and episodes per second.
+ * episode (reset, the gold actions, score with the evaluator), `fork(8)` where the environment can
+ * fork, and episodes per second.
  */
 export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure[]> {
   const { backend, group, tasks } = options;
@@ -53,6 +88,7 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
     step: [] as number[],
     score: [] as number[],
     episode: [] as number[],
+    fork: [] as number[],
   };
   try {
     progress(`${group}: warm-up`);
@@ -66,6 +102,10 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
       phases.step.push(times.step);
       phases.score.push(times.score);
       phases.episode.push(total);
+    }
+    if (env.fork) {
+      progress(`${group}: fork(8)`);
+      phases.fork.push(...(await forkTimes(env, tasks, options.goldActions, options.samples)));
     }
   } finally {
     await env.close();
@@ -85,6 +125,15 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
       phases.episode,
     ),
   ];
+  if (phases.fork.length > 0) {
+    const target = options.targets?.fork;
+    figures.push(
+      figure(
+        { backend, group, name: 'fork(8) after the gold actions', unit: 'ms', ...(target ? { target } : {}) },
+        phases.fork,
+      ),
+    );
+  }
   for (const concurrency of options.concurrency) {
     progress(`${group}: throughput at concurrency ${concurrency}`);
     const envs = Array.from({ length: concurrency }, () => options.createEnv());

@@ -165,6 +165,11 @@ export interface SqlSession {
    * (SQLite: a few milliseconds at most).
    */
   reset(): Promise<void>;
+  /**
+   * Optional: a new session on an independent copy of this session's database as it is now (data,
+   * schema, open transaction, temporary tables, session settings). Closing either leaves the other.
+   */
+  fork?(): Promise<SqlSession>;
   /** Ends the session. Idempotent. */
   close(): Promise<void>;
 }

@@ -158,6 +158,10 @@ function handle(message) {
       if (source.db.inTransaction) {
         return { kind: 'error', message: 'a database inside an open transaction cannot be copied' };
       }
+      // A copy of the main database leaves the connection's temporary tables, views and triggers out.
+      if (source.db.prepare('SELECT count(*) FROM temp.sqlite_master').pluck().get() > 0n) {
+        return { kind: 'error', message: 'a connection with temporary objects cannot be copied' };
+      }
       put(message.slot, source.file, fresh(source.db.serialize()));
       return { kind: 'ok' };
     }

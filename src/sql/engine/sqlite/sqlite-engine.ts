@@ -102,7 +102,7 @@ export class SqliteEngine implements SqlEngine {
       prepared.name,
       prepared.file,
       this.limits,
-      (closed) => this.sessions.delete(closed),
+      this.sessions,
       prepared.schema,
       this.host(options.share),
     );

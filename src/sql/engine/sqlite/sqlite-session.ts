@@ -16,17 +16,14 @@ import type { SqliteChildReply } from './sqlite-child-protocol.js';
 import { unresolvedDoubleQuoted } from './sqlite-double-quoted-strings.js';
 import { sqliteRefusal } from './sqlite-guard.js';
 import type { SqliteHost } from './sqlite-host.js';
-import { type SqliteProcess, SqliteProcessExit, type SqliteProcessLimits } from './sqlite-process.js';
-import { nativeRows, replyWithin } from './sqlite-reply.js';
+import type { SqliteProcessLimits } from './sqlite-process.js';
+import { nativeRows } from './sqlite-reply.js';
+import { SqliteSlot, type SqliteSlotLimits } from './sqlite-slot.js';
 
 /** Settings of SQLite sessions. */
-export interface SqliteSessionLimits extends SqliteProcessLimits {
+export interface SqliteSessionLimits extends SqliteProcessLimits, SqliteSlotLimits {
   /** Rows counted in all before counting stops (`totalRowsCapped`). */
   readonly countLimit: number;
-  /** Statements that changed the database kept for replay after a restart; past it a restart starts pristine. */
-  readonly replayLimit: number;
-  /** Time limit of that replay. */
-  readonly replayTimeoutMs: number;
   /** `"x"` that names no column is the string `'x'` (SQLite's legacy behaviour; see `sqlite-double-quoted-strings.ts`). */
   readonly doubleQuotedStrings: boolean;
 }
@@ -40,24 +37,10 @@ const CATALOGUE_ROWS = 1_000_000;
 /** An internal catalogue query passed the statement's time limit (the process was restarted). */
 class CatalogueTimeout extends Error {}
 
-/** The session's process is gone and could not be restarted. */
-function failed(database: string, cause: unknown): SqlEngineError {
-  if (cause instanceof SqlEngineError) return cause;
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new SqlEngineError('SQL_ENGINE_FAILED', `SQLite session on ${database} failed: ${reason}`, {
-    cause,
-  });
-}
-
-/** Times a request is sent again after another session's statement had the shared process killed. */
-const MAX_COLLATERAL_RETRIES = 3;
-
-/** Attempts to open a session's slot in a new process (each may be cut short by another session). */
-const MAX_OPEN_ATTEMPTS = 4;
-
-/** The request never ran: the process ended for a statement of another session (it may be sent again). */
-function collateral(error: unknown): boolean {
-  return error instanceof SqliteProcessExit && error.collateral;
+/** The engine's set of open sessions. */
+export interface SessionRegistry {
+  add(session: SqliteSession): void;
+  delete(session: SqliteSession): void;
 }
 
 /**
@@ -81,24 +64,14 @@ function collateral(error: unknown): boolean {
  *   error naming the covered statements (SQLite has no `SHOW`).
  */
 export class SqliteSession implements SqlSession {
-  /** The process whose slot holds this session's state. */
-  private openedIn: SqliteProcess | undefined;
-  private opening: { process: SqliteProcess; done: Promise<void> } | undefined;
-  private changes: string[] = [];
-  private changesDropped = false;
-  private resetPending = false;
-  /** The database or the connection may differ from a fresh copy of the pristine image. */
-  private touched = false;
   private closed = false;
 
   private constructor(
     readonly database: string,
-    private readonly file: string,
     private readonly limits: SqliteSessionLimits,
-    private readonly onClose: (session: SqliteSession) => void,
+    private readonly registry: SessionRegistry,
     private readonly schema: SqlitePristineSchema,
-    private readonly host: SqliteHost,
-    private readonly slot: number,
+    private readonly slot: SqliteSlot,
   ) {}
 
   /** Opens the session in a slot of `host`'s process, on the pristine file of `database`. */
@@ -106,19 +79,20 @@ export class SqliteSession implements SqlSession {
     database: string,
     file: string,
     limits: SqliteSessionLimits,
-    onClose: (session: SqliteSession) => void,
+    /** Where the engine keeps its open sessions (a fork adds its copy; a close removes itself). */
+    registry: SessionRegistry,
     /** The dump model of the database's tables, for introspection (none: SQLite's pragmas only). */
     schema: SqlitePristineSchema,
     host: SqliteHost,
   ): Promise<SqliteSession> {
-    const session = new SqliteSession(database, file, limits, onClose, schema, host, host.acquire());
+    const slot = new SqliteSlot(database, file, limits, host);
     try {
-      await session.ready();
+      await slot.ready();
     } catch (error) {
-      await session.close();
+      await slot.close();
       throw error;
     }
-    return session;
+    return new SqliteSession(database, limits, registry, schema, slot);
   }
 
   async query(sql: string, options: QueryOptions): Promise<QueryOutcome> {
@@ -139,7 +113,7 @@ export class SqliteSession implements SqlSession {
   private async run(sql: string, options: QueryOptions, reference: boolean): Promise<QueryOutcome> {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
-    if (this.closed) throw this.closedError();
+    if (this.closed) throw this.slot.closedError();
     const check = singleStatement(sql, 'sqlite');
     if (!check.ok) return refusedOutcome(check.message, check.code, elapsed());
     const refusal = sqliteRefusal(check.statement);
@@ -149,7 +123,7 @@ export class SqliteSession implements SqlSession {
     if (introspection) return this.introspect(introspection, options, deadline, elapsed, reference);
     let text = sql;
     for (let rewrites = 0; ; rewrites++) {
-      const result = await this.send(
+      const result = await this.slot.send(
         text,
         Math.max(0, options.maxRows),
         this.limits.countLimit,
@@ -178,51 +152,6 @@ export class SqliteSession implements SqlSession {
     }
   }
 
-  /**
-   * One statement in the session's slot (with a pending reset folded in): its reply; `timeout` when
-   * the deadline passed first (the process is then killed); `crashed` when the statement ended the
-   * process. A request that waited behind another session's killed statement is sent again.
-   */
-  private async send(
-    sql: string,
-    maxRows: number,
-    countLimit: number,
-    deadline: number,
-    reference: boolean,
-  ): Promise<{ reply: SqliteChildReply } | { crashed: string } | 'timeout'> {
-    for (let retries = 0; ; ) {
-      const process = await this.ready();
-      const request = {
-        op: 'query',
-        slot: this.slot,
-        sql,
-        maxRows,
-        countLimit,
-        ...(reference ? { reference } : {}),
-        ...this.takeReset(),
-      } as const;
-      const result = await replyWithin(process.request(request), deadline);
-      if (this.closed) throw this.closedError();
-      if (result === 'timeout') {
-        this.host.kill(process);
-        return 'timeout';
-      }
-      if ('reply' in result) return result;
-      if (collateral(result.error) && retries++ < MAX_COLLATERAL_RETRIES) continue;
-      await process.finished;
-      const reason =
-        process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
-      return { crashed: reason };
-    }
-  }
-
-  /** The pending reset, to fold into the next request (`reset: true`), and no longer pending. */
-  private takeReset(): { reset?: true } {
-    if (!this.resetPending) return {};
-    this.resetPending = false;
-    return { reset: true };
-  }
-
   /** Answers a MySQL introspection statement from the dump model and the session's current schema. */
   private async introspect(
     statement: IntrospectionStatement,
@@ -245,7 +174,7 @@ export class SqliteSession implements SqlSession {
 
   /** Rows of an internal read-only query on the session's connection (not remembered for replay). */
   private async catalogueRows(sql: string, deadline: number, reference: boolean): Promise<unknown[][]> {
-    const result = await this.send(sql, CATALOGUE_ROWS, CATALOGUE_ROWS, deadline, reference);
+    const result = await this.slot.send(sql, CATALOGUE_ROWS, CATALOGUE_ROWS, deadline, reference);
     if (result === 'timeout') throw new CatalogueTimeout();
     if ('crashed' in result) throw new Error(`the query ended the SQLite process: ${result.crashed}`);
     const { reply } = result;
@@ -253,29 +182,31 @@ export class SqliteSession implements SqlSession {
     return reply.kind === 'rows' ? nativeRows(reply.rows) : [];
   }
 
-  /**
-   * Makes the database pristine: folded into the next request (see the class), and nothing at all
-   * when nothing since the last reset could have changed it (only reading statements ran).
-   */
+  /** Makes the database pristine (folded into the next request; nothing after reading only). */
   async reset(): Promise<void> {
-    if (this.closed) throw this.closedError();
-    this.changes = [];
-    this.changesDropped = false;
-    if (this.touched) this.resetPending = true;
-    this.touched = false;
-    await this.ready();
+    if (this.closed) throw this.slot.closedError();
+    await this.slot.reset();
+  }
+
+  /** A copy of the session in a new slot of the same process (see `SqliteSlot.fork`). */
+  async fork(): Promise<SqliteSession> {
+    if (this.closed) throw this.slot.closedError();
+    const copy = new SqliteSession(
+      this.database,
+      this.limits,
+      this.registry,
+      this.schema,
+      await this.slot.fork(),
+    );
+    this.registry.add(copy);
+    return copy;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.onClose(this);
-    this.openedIn = undefined;
-    await this.host.release(this.slot);
-  }
-
-  private closedError(): SqlEngineError {
-    return new SqlEngineError('SQL_SESSION_CLOSED', `the SQLite session on ${this.database} is closed`);
+    this.registry.delete(this);
+    await this.slot.close();
   }
 
   /** The reply as an outcome; `sql` (the session's own statements) is remembered for replay when it changed something. */
@@ -288,10 +219,7 @@ export class SqliteSession implements SqlSession {
         durationMs,
       };
     }
-    if (reply.changes && sql !== undefined) {
-      this.touched = true;
-      this.remember(sql);
-    }
+    if (reply.changes && sql !== undefined) this.slot.remember(sql);
     if (reply.kind === 'ok') {
       return {
         kind: 'ok',
@@ -309,84 +237,5 @@ export class SqliteSession implements SqlSession {
       ...(reply.capped ? { totalRowsCapped: true } : {}),
       durationMs,
     };
-  }
-
-  private remember(sql: string): void {
-    if (this.changes.length < this.limits.replayLimit) this.changes.push(sql);
-    else this.changesDropped = true;
-  }
-
-  /**
-   * The live process with this session's slot open in it: in a new process, the slot is opened on
-   * the pristine image and the session's changes are replayed (see the class).
-   */
-  private async ready(): Promise<SqliteProcess> {
-    for (let attempt = 1; ; attempt++) {
-      if (this.closed) throw this.closedError();
-      let process: SqliteProcess;
-      try {
-        process = await this.host.process();
-      } catch (error) {
-        throw failed(this.database, error);
-      }
-      if (this.closed) throw this.closedError();
-      if (this.openedIn === process && process.alive) return process;
-      if (this.opening?.process !== process) {
-        const done = this.openIn(process);
-        done.catch(() => undefined);
-        this.opening = { process, done };
-      }
-      try {
-        await this.opening.done;
-      } catch (error) {
-        if (this.opening?.process === process) this.opening = undefined;
-        if (this.closed) throw this.closedError();
-        if (!(error instanceof SqliteProcessExit) || attempt >= MAX_OPEN_ATTEMPTS) {
-          throw failed(this.database, error);
-        }
-      }
-    }
-  }
-
-  /** Opens the slot in `process` on the pristine image, then replays the session's changes. */
-  private async openIn(process: SqliteProcess): Promise<void> {
-    const replay = this.changesDropped ? [] : [...this.changes];
-    if (this.changesDropped) {
-      this.changes = [];
-      this.changesDropped = false;
-    }
-    this.resetPending = false;
-    this.touched = replay.length > 0;
-    const opened = await process.request({ op: 'open', slot: this.slot, file: this.file });
-    if (opened.kind === 'error') throw new SqlEngineError('SQL_ENGINE_FAILED', opened.message);
-    if (replay.length > 0) {
-      const replayed = await this.replay(process, replay);
-      if (replayed !== 'ok') {
-        this.changes = [];
-        this.touched = false;
-      }
-      if (replayed === 'timeout') throw new SqliteProcessExit('the replay passed its time limit', true);
-      if (replayed === 'failed') {
-        const reply = await process.request({ op: 'reset', slot: this.slot });
-        if (reply.kind === 'error') throw new SqlEngineError('SQL_ENGINE_FAILED', reply.message);
-      }
-    }
-    this.openedIn = process;
-  }
-
-  /** Replays statements within the replay time limit (killing the process when it is exceeded). */
-  private async replay(process: SqliteProcess, statements: string[]): Promise<'ok' | 'failed' | 'timeout'> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.limits.replayTimeoutMs);
-    });
-    const reply = await Promise.race([
-      process.request({ op: 'replay', slot: this.slot, statements }),
-      deadline,
-    ]);
-    clearTimeout(timer);
-    if (reply !== 'timeout') return reply.kind === 'error' ? 'failed' : 'ok';
-    this.host.kill(process);
-    return 'timeout';
   }
 }
