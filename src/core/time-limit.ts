@@ -12,12 +12,20 @@ export class TimeLimit implements Env {
   #turns = 0;
   #ended = true;
 
-  constructor(env: Env, maxTurns: number) {
+  /**
+   * `continued`: the env is mid-episode with that many turns taken (a fork's copy), so the episode
+   * goes on without a reset.
+   */
+  constructor(env: Env, maxTurns: number, continued?: { readonly turnsTaken: number }) {
     if (!Number.isInteger(maxTurns) || maxTurns < 1) {
       throw new EnvError('ENV_INVALID_ACTION', `maxTurns must be a positive integer, got ${maxTurns}`);
     }
     this.#env = env;
     this.#maxTurns = maxTurns;
+    if (continued) {
+      this.#turns = continued.turnsTaken;
+      this.#ended = continued.turnsTaken >= maxTurns;
+    }
   }
 
   /** Steps taken in the current episode. */
@@ -52,12 +60,7 @@ export class TimeLimit implements Env {
     if (this.#ended) throw new EnvError('ENV_RESET_NEEDED', 'the episode has ended: call reset() first');
     const { envs, notCopied } = await this.#env.fork(count);
     return {
-      envs: envs.map((copy) => {
-        const limited = new TimeLimit(copy, this.#maxTurns);
-        limited.#turns = this.#turns;
-        limited.#ended = false;
-        return limited;
-      }),
+      envs: envs.map((copy) => new TimeLimit(copy, this.#maxTurns, { turnsTaken: this.#turns })),
       notCopied,
     };
   }

@@ -10,6 +10,9 @@ import type { RouteRequest, RouteTable } from './route-table.js';
 
 const MAX_TASK_PAGE = 1000;
 
+/** Most sessions one fork makes (the capacity bounds it too). */
+const MAX_FORK = 64;
+
 /**
  * Our extensions, all under `/intercode/` so they never collide with OpenEnv's paths: datasets and
  * their tasks (never the gold), HTTP sessions for clients that cannot hold a WebSocket, capacity and
@@ -58,13 +61,7 @@ export function addIntercodeRoutes(table: RouteTable, context: ServerContext): v
   });
 
   table.add('POST', '/intercode/sessions', async (route: RouteRequest) => {
-    let body: unknown;
-    try {
-      body = await readJsonBody(route.request, context.limits.maxMessageBytes);
-    } catch (error) {
-      sendError(route.response, error);
-      throw HANDLED;
-    }
+    const body = await bodyOf(route, context);
     const requestId = requestIdOf(body, route.request.headers);
     try {
       const { request_id: _id, ...rest } = (
@@ -90,6 +87,37 @@ export function addIntercodeRoutes(table: RouteTable, context: ServerContext): v
     }),
   );
 
+  table.add('POST', '/intercode/sessions/:id/fork', async (route: RouteRequest) => {
+    const body = await bodyOf(route, context);
+    const requestId = requestIdOf(body, route.request.headers);
+    try {
+      const count = (body as { count?: unknown } | null)?.count;
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_FORK) {
+        throw SessionError.validation(
+          ['body', 'count'],
+          `count must be an integer from 1 to ${MAX_FORK}`,
+          count ?? null,
+        );
+      }
+      const id = route.params.id ?? '';
+      const { sessions, notCopied } = await host.sessions.fork(id, count, ownerOf(route.request, context));
+      sendJson(
+        route.response,
+        201,
+        withRequestId(
+          {
+            session_ids: sessions.map((session) => session.id),
+            episode_ids: sessions.map((session) => session.state().episode_id),
+            not_copied: notCopied,
+          },
+          requestId,
+        ),
+      );
+    } catch (error) {
+      sendError(route.response, error, requestId);
+    }
+  });
+
   table.add('DELETE', '/intercode/sessions/:id', async ({ response, params, request }) => {
     const requestId = requestIdOf(undefined, request.headers);
     const id = params.id ?? '';
@@ -114,6 +142,16 @@ export function addIntercodeRoutes(table: RouteTable, context: ServerContext): v
       return sendJson(response, 503, { ready: false, reason: `at capacity (${active}/${max} sessions)` });
     return sendJson(response, 200, { ready: true, active, max });
   });
+}
+
+/** The request's JSON body; an unreadable one is answered here (and the route ends with HANDLED). */
+async function bodyOf(route: RouteRequest, context: ServerContext): Promise<unknown> {
+  try {
+    return await readJsonBody(route.request, context.limits.maxMessageBytes);
+  } catch (error) {
+    sendError(route.response, error);
+    throw HANDLED;
+  }
 }
 
 function queryInt(url: URL, name: string, fallback: number, min: number, max: number): number {

@@ -121,6 +121,27 @@ export function openApiDocument(profile: ObservationProfile): Record<string, unk
           responses: { '200': reply('Closed'), '404': reply('No such session', ref('Error')) },
         },
       },
+      '/intercode/sessions/{id}/fork': {
+        post: {
+          summary: 'Fork the session\'s episode into new sessions ({"count": n}, 1-64)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: {
+            required: true,
+            content: json({
+              type: 'object',
+              required: ['count'],
+              properties: { count: { type: 'integer', minimum: 1, maximum: 64 } },
+            }),
+          },
+          responses: {
+            '201': reply('The new sessions: session_ids, episode_ids, not_copied'),
+            '404': reply('No such session', ref('Error')),
+            '409': reply('No episode, episode done, or the environment cannot fork', ref('Error')),
+            '503': reply('Capacity reached', ref('Error')),
+            ...ERRORS,
+          },
+        },
+      },
       '/intercode/ready': {
         get: { summary: 'Readiness', responses: { '200': reply('Ready'), '503': reply('Not ready') } },
       },

@@ -46,6 +46,7 @@ export interface EnvSessionOptions {
 
 interface Slot {
   readonly key: string;
+  readonly config: RunConfig;
   readonly lease: RunLease;
   readonly env: Env;
 }
@@ -224,6 +225,74 @@ export class EnvSession {
     });
   }
 
+  /**
+   * `count` new sessions, each continuing this session's episode on its own copy of the env (see
+   * `Env.fork`), made by `make` (the registry's, which counts them). Each branch is an episode of its
+   * own (a new `episode_id`; recorded with the turns so far). FORK_UNSUPPORTED where the env cannot
+   * copy its state.
+   */
+  async fork(
+    count: number,
+    make: () => EnvSession,
+  ): Promise<{ sessions: EnvSession[]; notCopied: readonly string[] }> {
+    return this.#exclusive(async () => {
+      const episode = this.#episode;
+      const slot = this.#slot;
+      if (!episode || !slot) throw new SessionError('NOT_RESET', 'no episode to fork: send a reset first');
+      if (episode.done)
+        throw new SessionError('EPISODE_DONE', 'the episode is done: there is nothing to fork');
+      const fork = slot.env.fork?.bind(slot.env);
+      if (!fork) {
+        throw new SessionError(
+          'FORK_UNSUPPORTED',
+          `episodes of ${episode.dataset} cannot be forked here (the SQL environment on SQLite can)`,
+        );
+      }
+      let forked: Awaited<ReturnType<typeof fork>>;
+      try {
+        forked = await this.#deadline(() => fork(count), 'fork');
+      } catch (error) {
+        if (IntercodeError.isInstance(error) && error.code === 'ENV_FORK_UNSUPPORTED') {
+          throw new SessionError('FORK_UNSUPPORTED', error.message);
+        }
+        throw error;
+      }
+      const sessions: EnvSession[] = [];
+      try {
+        for (const env of forked.envs) {
+          const session = make();
+          sessions.push(session);
+          await session.#adopt(slot, env, episode);
+        }
+      } catch (error) {
+        await Promise.all([
+          ...sessions.map((session) => session.close()),
+          ...forked.envs.slice(sessions.length).map((env) => env.close()),
+        ]);
+        throw error;
+      }
+      return { sessions, notCopied: forked.notCopied };
+    });
+  }
+
+  /** Takes a forked env mid-episode: a lease on the same run, the episode's turns so far. */
+  async #adopt(from: Slot, env: Env, episode: Episode): Promise<void> {
+    let lease: RunLease;
+    try {
+      lease = await this.#options.pool.acquire(from.config);
+    } catch (error) {
+      await env.close();
+      throw error;
+    }
+    this.#slot = { key: from.key, config: from.config, lease, env };
+    this.#episode = {
+      ...episode,
+      id: randomUUID(),
+      limit: new TimeLimit(env, episode.maxTurns, { turnsTaken: episode.steps }),
+      tracker: episode.tracker?.branch(this.id),
+    };
+  }
+
   state(): WireState {
     const episode = this.#episode;
     return {
@@ -285,7 +354,7 @@ export class EnvSession {
       lease.release();
       throw error;
     }
-    const slot = { key, lease, env };
+    const slot = { key, config, lease, env };
     this.#slot = slot;
     return slot;
   }
@@ -317,7 +386,7 @@ export class EnvSession {
    * a reply always comes before the client's own timeout); past it the env is discarded and
    * STEP_TIMEOUT thrown (an operation still queued then never runs).
    */
-  #deadline<T>(work: () => Promise<T>, what: 'reset' | 'step', timeoutMs?: number): Promise<T> {
+  #deadline<T>(work: () => Promise<T>, what: 'reset' | 'step' | 'fork', timeoutMs?: number): Promise<T> {
     const limitMs = Math.min(timeoutMs ?? Number.POSITIVE_INFINITY, this.#options.stepTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
     let expired = false;

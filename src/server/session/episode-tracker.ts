@@ -43,7 +43,7 @@ export interface TrackedEpisodeContext {
 export class EpisodeTracker {
   readonly #context: TrackedEpisodeContext;
   readonly #sink: EpisodeSink;
-  readonly #started = performance.now();
+  #started = performance.now();
   readonly #turns: TurnRecord[] = [];
   #scoreLimit: string | undefined;
   #goldCorrupt = false;
@@ -56,6 +56,19 @@ export class EpisodeTracker {
 
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /**
+   * The tracker of a branch of this episode (a fork) played in session `sessionId`: the turns so far
+   * and the start time are this episode's; from now on each records its own turns.
+   */
+  branch(sessionId: string): EpisodeTracker {
+    const copy = new EpisodeTracker({ ...this.#context, sessionId }, this.#sink);
+    copy.#started = this.#started;
+    copy.#turns.push(...this.#turns.map((turn) => ({ ...turn })));
+    copy.#scoreLimit = this.#scoreLimit;
+    copy.#goldCorrupt = this.#goldCorrupt;
+    return copy;
   }
 
   /** Adds a played step; a step that ends the episode records it. */

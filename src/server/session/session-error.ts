@@ -20,7 +20,8 @@ export type WireErrorCode =
   | 'UNAUTHORIZED'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
-  | 'PAYLOAD_TOO_LARGE';
+  | 'PAYLOAD_TOO_LARGE'
+  | 'FORK_UNSUPPORTED';
 
 /** The HTTP status of each code. */
 export const HTTP_STATUS_OF: Readonly<Record<WireErrorCode, number>> = {
@@ -40,6 +41,7 @@ export const HTTP_STATUS_OF: Readonly<Record<WireErrorCode, number>> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
+  FORK_UNSUPPORTED: 409,
 };
 
 /**

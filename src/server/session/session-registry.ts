@@ -37,6 +37,8 @@ export class SessionRegistry {
   readonly #closing = new Set<Promise<void>>();
   #reaper: NodeJS.Timeout | undefined;
   #shutDown = false;
+  /** Sessions a fork in progress will open (held out of the capacity meanwhile). */
+  #reserved = 0;
 
   constructor(options: SessionRegistryOptions) {
     if (!Number.isInteger(options.maxSessions) || options.maxSessions < 1) {
@@ -75,7 +77,7 @@ export class SessionRegistry {
   ): EnvSession {
     if (this.#shutDown)
       throw new SessionError('CAPACITY_REACHED', 'the server is shutting down', this.#capacity());
-    if (this.#entries.size >= this.maxSessions) {
+    if (this.#entries.size + this.#reserved >= this.maxSessions) {
       throw new SessionError(
         'CAPACITY_REACHED',
         `the server is at its capacity of ${this.maxSessions} sessions: close one or retry later`,
@@ -87,6 +89,44 @@ export class SessionRegistry {
     this.#entries.set(session.id, { session, owner, onEnd: options.onEnd });
     this.#perOwner.set(owner, this.countOf(owner) + 1);
     return session;
+  }
+
+  /**
+   * Forks session `id`'s episode into `count` new sessions of the same owner (see `EnvSession.fork`),
+   * within the capacity: CAPACITY_REACHED when they would not all fit.
+   */
+  async fork(
+    id: string,
+    count: number,
+    owner = '',
+  ): Promise<{ sessions: EnvSession[]; notCopied: readonly string[] }> {
+    const entry = this.#entries.get(id);
+    if (!entry)
+      throw new SessionError(
+        'SESSION_NOT_FOUND',
+        `no session "${id}" (closed, reaped after idling, or never opened)`,
+      );
+    if (this.#shutDown)
+      throw new SessionError('CAPACITY_REACHED', 'the server is shutting down', this.#capacity());
+    if (this.#entries.size + this.#reserved + count > this.maxSessions) {
+      throw new SessionError(
+        'CAPACITY_REACHED',
+        `forking into ${count} sessions would pass the server's capacity of ${this.maxSessions} (${this.#entries.size} open)`,
+        this.#capacity(),
+      );
+    }
+    this.#reserved += count;
+    let left = count;
+    try {
+      const params = entry.session.params;
+      return await entry.session.fork(count, () => {
+        this.#reserved -= 1;
+        left -= 1;
+        return this.open({ owner, ...(params ? { params } : {}) });
+      });
+    } finally {
+      this.#reserved -= left;
+    }
   }
 
   get(id: string): EnvSession | undefined {

@@ -1,0 +1,147 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect } from 'vitest';
+import { readEpisodeRecords } from '../../../src/harness/episode-record.js';
+import type { ServerOptions } from '../../../src/server/app/server-options.js';
+import { type RunningServer, startServer } from '../../../src/server/app/start-server.js';
+import { it } from '../../support/fixtures.js';
+import { waitFor } from '../../support/wait-for.js';
+
+// `POST /intercode/sessions/<id>/fork` on a real server (loopback, demo/sql on SQLite): independent
+// branches of an episode as new HTTP sessions, within the capacity, with the turns taken so far.
+
+let server: RunningServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(options: ServerOptions = {}): Promise<RunningServer> {
+  server = await startServer({ port: 0, ...options });
+  return server;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: replies are JSON, checked field by field by the tests
+type Reply = { status: number; json: any };
+
+async function call(method: string, path: string, body?: unknown): Promise<Reply> {
+  const response = await fetch(`${server!.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text === '' ? {} : JSON.parse(text) };
+}
+
+async function step(session: string, code: string) {
+  return call('POST', '/step', { action: { code }, session_id: session });
+}
+
+describe('forking an HTTP session', () => {
+  it('gives new sessions on independent copies of the episode, each with the turns so far', async ({
+    cache,
+  }) => {
+    expect(cache).toBeTruthy();
+    await serve({ maxSessions: 4 });
+    const id = (await call('POST', '/intercode/sessions', { max_turns: 3 })).json.session_id as string;
+    const reset = await call('POST', '/reset', { task_id: 'count-ships', session_id: id });
+    expect(reset.status).toBe(200);
+    await step(id, "UPDATE ships SET name = 'Same'");
+    const forked = await call('POST', `/intercode/sessions/${id}/fork`, { count: 2, request_id: 'f1' });
+    expect(forked.status).toBe(201);
+    expect(forked.json).toMatchObject({ request_id: 'f1', not_copied: [] });
+    const [a, b] = forked.json.session_ids as string[];
+    expect(new Set([id, a, b]).size).toBe(3);
+    expect(forked.json.episode_ids).toHaveLength(2);
+    expect(forked.json.episode_ids).not.toContain(reset.json.info.episode_id);
+    await step(a!, 'DELETE FROM ships');
+    const inA = await step(a!, 'SELECT COUNT(*) FROM ships');
+    const inB = await step(b!, "SELECT COUNT(*) FROM ships WHERE name = 'Same'");
+    const inOriginal = await step(id, 'SELECT COUNT(*) FROM ships');
+    expect(inA.json.observation.output).toMatch(/\b0\b/);
+    expect(inB.json.observation.output).not.toMatch(/^\D*0\D*$/);
+    expect(inOriginal.json.observation.output).toBe(inB.json.observation.output);
+    // Each branch had one turn before the fork: its third turn is the last.
+    expect(inA.json).toMatchObject({ done: true, truncated: true });
+    expect(inB.json).toMatchObject({ done: false });
+    expect((await call('GET', `/state?session_id=${b}`)).json).toMatchObject({
+      step_count: 2,
+      task_id: 'count-ships',
+    });
+    expect((await call('GET', '/intercode/sessions')).json).toMatchObject({ active: 3 });
+    expect((await call('DELETE', `/intercode/sessions/${id}`)).status).toBe(200);
+    expect((await step(b!, 'SELECT 1')).json).toMatchObject({ done: true });
+  });
+
+  it('refuses what cannot be forked, in one line each', async ({ cache }) => {
+    expect(cache).toBeTruthy();
+    await serve({ maxSessions: 3 });
+    const id = (await call('POST', '/intercode/sessions')).json.session_id as string;
+    expect(await call('POST', `/intercode/sessions/${id}/fork`, { count: 1 })).toMatchObject({
+      status: 409,
+      json: { code: 'NOT_RESET' },
+    });
+    await call('POST', '/reset', { task_id: 'count-ships', session_id: id });
+    expect(await call('POST', `/intercode/sessions/${id}/fork`, { count: 0 })).toMatchObject({ status: 422 });
+    expect(await call('POST', `/intercode/sessions/${id}/fork`, {})).toMatchObject({ status: 422 });
+    expect(await call('POST', '/intercode/sessions/nope/fork', { count: 1 })).toMatchObject({
+      status: 404,
+      json: { code: 'SESSION_NOT_FOUND' },
+    });
+    // Three sessions at most: the open one and two more.
+    expect(await call('POST', `/intercode/sessions/${id}/fork`, { count: 3 })).toMatchObject({
+      status: 503,
+      json: { code: 'CAPACITY_REACHED', active_sessions: 1, max_sessions: 3 },
+    });
+    expect((await call('POST', `/intercode/sessions/${id}/fork`, { count: 2 })).status).toBe(201);
+    expect((await call('GET', '/intercode/sessions')).json).toMatchObject({ active: 3 });
+    const bash = (await call('POST', '/intercode/sessions', { dataset: 'demo/bash' })).json;
+    expect(bash).toMatchObject({ code: 'CAPACITY_REACHED' });
+  });
+
+  it('says FORK_UNSUPPORTED for an environment that cannot copy its episode', async ({ cache }) => {
+    expect(cache).toBeTruthy();
+    await serve({ maxSessions: 3 });
+    const id = (await call('POST', '/intercode/sessions', { dataset: 'demo/bash' })).json
+      .session_id as string;
+    expect((await call('POST', '/reset', { session_id: id })).status).toBe(200);
+    const refused = await call('POST', `/intercode/sessions/${id}/fork`, { count: 2 });
+    expect(refused).toMatchObject({ status: 409, json: { code: 'FORK_UNSUPPORTED' } });
+    expect(refused.json.detail).toMatch(/cannot be forked/);
+    expect((await call('GET', '/intercode/sessions')).json).toMatchObject({ active: 1 });
+  });
+
+  it('records each branch with --out as an episode of its own, with the turns before the fork', async ({
+    cache,
+  }) => {
+    expect(cache).toBeTruthy();
+    const out = mkdtempSync(join(tmpdir(), 'fork-out-'));
+    try {
+      await serve({ maxSessions: 4, outDir: out });
+      const id = (await call('POST', '/intercode/sessions')).json.session_id as string;
+      await call('POST', '/reset', { task_id: 'count-ships', session_id: id });
+      await step(id, 'SELECT 1');
+      const [a, b] = (await call('POST', `/intercode/sessions/${id}/fork`, { count: 2 })).json
+        .session_ids as string[];
+      await step(a!, 'SELECT COUNT(*) FROM ships');
+      await step(a!, 'submit');
+      await step(b!, 'submit');
+      const file = join(out, 'demo-sql', 'episodes.jsonl');
+      await waitFor(() => existsSync(file) && readEpisodeRecords(file).length === 2);
+      const records = readEpisodeRecords(file);
+      expect(records.map((record) => record.turns.map((turn) => turn.action))).toEqual(
+        expect.arrayContaining([
+          ['SELECT 1', 'SELECT COUNT(*) FROM ships', 'submit'],
+          ['SELECT 1', 'submit'],
+        ]),
+      );
+      expect(records.find((record) => record.turns.length === 3)?.success).toBe(true);
+    } finally {
+      await server?.close();
+      server = undefined;
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
