@@ -26,6 +26,12 @@ import { SQL_ENGINES, type SqlEngineName } from '../../sql/engine/sql-engine-nam
 import { backendNames, imageOption, listOf, positiveInteger, positiveNumber } from '../options.js';
 import { packageVersion } from '../package-version.js';
 
+/** Every environment on every backend: a new env is ready within 200 ms and closes within 100 ms (p50). */
+const LIFE_CYCLE_TARGETS = {
+  construction: { op: '<=', value: 200, stat: 'p50' },
+  close: { op: '<=', value: 100, stat: 'p50' },
+} as const;
+
 const GROUPS = ['sandbox', 'bash', 'ctf', 'sql', 'python', 'llm', 'server', 'mcp', 'queue'] as const;
 
 interface BenchFlags {
@@ -233,6 +239,7 @@ export function registerBench(program: Command): void {
                   targets: {
                     episode: { op: '<=', value: 50, stat: 'p50' },
                     throughput: { 2: { op: '>=', value: 20, stat: 'p50' } },
+                    ...LIFE_CYCLE_TARGETS,
                   },
                 }),
                 onProgress,
@@ -244,7 +251,7 @@ export function registerBench(program: Command): void {
               ...(await benchRun(
                 ctf,
                 backend,
-                (tasks) => ({ tasks, samples, concurrency: [1, 2] }),
+                (tasks) => ({ tasks, samples, concurrency: [1, 2], targets: LIFE_CYCLE_TARGETS }),
                 onProgress,
               )),
             );
@@ -260,7 +267,7 @@ export function registerBench(program: Command): void {
                   warmupTasks: tasks.slice(0, 1),
                   samples: samples * 2,
                   concurrency: [1, 2],
-                  targets: { episode: { op: '<=', value: 100, stat: 'p50' } },
+                  targets: { episode: { op: '<=', value: 100, stat: 'p50' }, ...LIFE_CYCLE_TARGETS },
                 }),
                 onProgress,
               )),
@@ -310,8 +317,9 @@ export function registerBench(program: Command): void {
                       ? {
                           throughput: { 2: { op: '>=' as const, value: 300, stat: 'p50' as const } },
                           fork: { op: '<=' as const, value: 5, stat: 'p50' as const },
+                          ...LIFE_CYCLE_TARGETS,
                         }
-                      : {},
+                      : LIFE_CYCLE_TARGETS,
                 };
               },
               progressOf(engine),

@@ -23,6 +23,9 @@ export interface EnvBenchOptions {
     readonly episode?: BenchTarget;
     /** Of `fork(8)` mid-episode, measured where the environment can fork. */
     readonly fork?: BenchTarget;
+    /** Of a new env's construction to its first observation, and of its close after an episode. */
+    readonly construction?: BenchTarget;
+    readonly close?: BenchTarget;
     readonly throughput?: Readonly<Record<number, BenchTarget>>;
   };
   readonly onProgress?: (message: string) => void;
@@ -41,6 +44,33 @@ async function goldEpisode(env: Env, task: Task, actions: string[]) {
   for (const action of actions) step += (await timed(() => env.step(action)))[1];
   const [score, scoring] = await timed(() => env.score());
   return { reset, step, score: scoring, value: score.value };
+}
+
+/**
+ * Life-cycle times of `count` new environments, one after another: construction up to the first
+ * observation (`createEnv()` and the first `reset`: sandboxes, shells, interpreters, sessions
+ * started), then, after the gold actions and the score, `close()` (everything released).
+ */
+async function lifeCycleTimes(
+  createEnv: () => Env,
+  tasks: readonly Task[],
+  goldActions: (task: Task) => string[],
+  count: number,
+): Promise<{ construction: number[]; close: number[] }> {
+  const times = { construction: [] as number[], close: [] as number[] };
+  for (let i = 0; i < count; i += 1) {
+    const task = tasks[i % tasks.length]!;
+    const [env, built] = await timed(async () => {
+      const created = createEnv();
+      await created.reset({ taskId: task.id });
+      return created;
+    });
+    times.construction.push(built);
+    for (const action of goldActions(task)) await env.step(action);
+    await env.score();
+    times.close.push((await timed(() => env.close()))[1]);
+  }
+  return times;
 }
 
 /**
@@ -77,7 +107,7 @@ async function forkTimes(
 /**
  * Episode-level figures of an environment with the gold agent: reset, step, score, a whole gold
  * episode (reset, the gold actions, score with the evaluator), `fork(8)` where the environment can
- * fork, and episodes per second.
+ * fork, a new env's construction and close, and episodes per second.
  */
 export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure[]> {
   const { backend, group, tasks } = options;
@@ -125,6 +155,36 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
       phases.episode,
     ),
   ];
+  progress(`${group}: construction and close`);
+  const life = await lifeCycleTimes(
+    options.createEnv,
+    tasks,
+    options.goldActions,
+    Math.max(5, Math.ceil(options.samples / 5)),
+  );
+  const lifeTargets = options.targets ?? {};
+  figures.push(
+    figure(
+      {
+        backend,
+        group,
+        name: 'env construction to first observation',
+        unit: 'ms',
+        ...(lifeTargets.construction ? { target: lifeTargets.construction } : {}),
+      },
+      life.construction,
+    ),
+    figure(
+      {
+        backend,
+        group,
+        name: 'env close',
+        unit: 'ms',
+        ...(lifeTargets.close ? { target: lifeTargets.close } : {}),
+      },
+      life.close,
+    ),
+  );
   if (phases.fork.length > 0) {
     const target = options.targets?.fork;
     figures.push(

@@ -35,6 +35,8 @@ describe('intercode bench', () => {
       'step (gold actions)',
       'score (evaluator compared)',
       'whole gold episode',
+      'env construction to first observation',
+      'env close',
       'gold episodes per second, concurrency 1',
       'gold episodes per second, concurrency 2',
     ]);
@@ -52,6 +54,13 @@ describe('intercode bench', () => {
       target: { op: '<=', stat: 'p50' },
     });
     expect(byName['gold episodes per second, concurrency 2']).toMatchObject({ unit: 'episodes/s', n: 1 });
+    // Five new envs at least, each built to its first observation and closed after an episode.
+    expect(byName['env construction to first observation']).toMatchObject({
+      unit: 'ms',
+      n: 5,
+      target: { op: '<=', value: 200, stat: 'p50' },
+    });
+    expect(byName['env close']).toMatchObject({ unit: 'ms', n: 5, target: { op: '<=', value: 100 } });
     // A whole episode takes at least its reset, step and score.
     expect(byName['whole gold episode']!.mean).toBeGreaterThanOrEqual(byName.reset!.mean);
     // The table names every figure; the exit code says whether every target was met (timing varies
