@@ -155,7 +155,7 @@ export class SqliteSlot {
       return copy;
     } catch (error) {
       await copy.close();
-      throw error;
+      throw failed(this.database, error);
     }
   }
 
