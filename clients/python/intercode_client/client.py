@@ -59,6 +59,13 @@ class IntercodeClient:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.base_url, self.ws_url = _urls(base_url)
         self.transport = transport
+        self._options: Dict[str, Any] = {
+            "token": token,
+            "timeout": timeout,
+            "connect_timeout": connect_timeout,
+            "max_message_bytes": max_message_bytes,
+            "ssl_context": ssl_context,
+        }
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = HttpTransport(self.base_url, headers, timeout, ssl_context)
         self._session = HttpSession(self._http) if transport == "http" else None
@@ -113,6 +120,27 @@ class IntercodeClient:
             truncated,
             dict(envelope.get("info") or {}),
         )
+
+    def fork(self, count: int) -> List["IntercodeClient"]:
+        """``count`` new sessions continuing this session's episode, each on its own copy of the environment's
+        state (``POST /intercode/sessions/<id>/fork``), with the turns taken so far: for group rollouts and tree
+        search. Returns a client per copy (``transport="http"``; close each). Needs ``transport="http"`` (a
+        WebSocket session has no id to fork). Raises ``ForkUnsupported`` where the environment cannot copy its
+        episode (only the SQL environment on SQLite can), ``NotReset`` before a reset, ``CapacityReached`` when
+        the copies would not all fit."""
+        if self._session is None:
+            raise ValueError("fork() needs transport='http': a WebSocket session has no id to fork")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TypeError(f"fork() takes the number of copies as an int, not {type(count).__name__}")
+        session_id = self._session.ensure()
+        reply = self._http.post(f"/intercode/sessions/{quote(session_id, safe='')}/fork", {"count": count})
+        copies = []
+        for copy_id in reply["session_ids"]:
+            copy = IntercodeClient(self.base_url, transport="http", **self._options)
+            assert copy._session is not None
+            copy._session.session_id = str(copy_id)
+            copies.append(copy)
+        return copies
 
     def state(self) -> Dict[str, Any]:
         """The session's state: ``episode_id``, ``step_count``, ``dataset``, ``task_id``, ``done``, ``max_turns``."""

@@ -104,6 +104,12 @@ class ExecutionError(IntercodeError):
     default_code = "EXECUTION_ERROR"
 
 
+class ForkUnsupported(IntercodeError):
+    """The session's environment cannot copy its episode (only the SQL environment on SQLite can)."""
+
+    default_code = "FORK_UNSUPPORTED"
+
+
 class TransportError(IntercodeError):
     """The connection could not be made or broke (refused, reset, TLS failure, bad handshake)."""
 
@@ -149,6 +155,7 @@ _BY_CODE = {
     "MESSAGE_TOO_LARGE": MessageTooLarge,
     "PAYLOAD_TOO_LARGE": MessageTooLarge,
     "EXECUTION_ERROR": ExecutionError,
+    "FORK_UNSUPPORTED": ForkUnsupported,
 }
 
 

@@ -131,10 +131,14 @@ class HttpSession:
         self.session_id: Optional[str] = None
         self._counter = 0
 
-    def _headers(self) -> Dict[str, str]:
+    def ensure(self) -> str:
+        """The session's id, the session made first when there is none yet."""
         if self.session_id is None:
             self.session_id = self._http.post("/intercode/sessions", {})["session_id"]
-        return {"X-Session-Id": str(self.session_id)}
+        return str(self.session_id)
+
+    def _headers(self) -> Dict[str, str]:
+        return {"X-Session-Id": self.ensure()}
 
     def _request_id(self) -> str:
         self._counter += 1

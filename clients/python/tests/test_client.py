@@ -28,6 +28,7 @@ from intercode_client import (
     CapacityReached,
     ConnectionClosed,
     EpisodeDone,
+    ForkUnsupported,
     IntercodeClient,
     MessageTooLarge,
     NotReset,
@@ -181,6 +182,29 @@ class ClientTest(unittest.TestCase):
         self.assertIn("next-reply", observation["output"])
         self.assertNotIn("late-reply", observation["output"])
         self.assertEqual(client._ws.connections, 2)
+
+    def test_fork_gives_independent_http_sessions_mid_episode(self) -> None:
+        client = self.client(transport="http")
+        with self.assertRaises(NotReset):
+            client.fork(2)
+        client.reset(dataset="demo/sql", task_id="count-ships")
+        client.step("DELETE FROM ships WHERE ship_id > 3")
+        copies = client.fork(2)
+        for copy in copies:
+            self.addCleanup(copy.close)
+        self.assertEqual(len({client.session_id, *(copy.session_id for copy in copies)}), 3)
+        copies[0].step("DELETE FROM ships")
+        counts = [c.step("SELECT COUNT(*) FROM ships")[0]["output"] for c in (client, *copies)]
+        self.assertEqual(counts[0], counts[2])
+        self.assertNotEqual(counts[0], counts[1])
+        self.assertEqual(copies[1].state()["step_count"], 2)
+        with self.assertRaises(ValueError):
+            self.client().fork(1)
+        bash = self.client(transport="http")
+        bash.reset(dataset="demo/bash", seed=0)
+        with self.assertRaises(ForkUnsupported) as caught:
+            bash.fork(1)
+        self.assertEqual(caught.exception.code, "FORK_UNSUPPORTED")
 
     def test_http_sessions_reuse_one_connection_and_are_deleted_on_close(self) -> None:
         client = IntercodeClient(URL, token=TOKEN, transport="http")
