@@ -91,6 +91,8 @@ export type { Reporter, RunEnd, RunStart } from './harness/reporter.js';
 export { type RunOptions, type RunResult, runBenchmark } from './harness/run-benchmark.js';
 export type { RunConfig, SandboxRunSettings, SqlRunSettings } from './harness/run-config.js';
 export { type RunDirectory, readRunDirectory } from './harness/run-files/read-run-directory.js';
+export { readRunSummary } from './harness/run-files/read-run-summary.js';
+export { runSummarySchema } from './harness/run-files/run-summary-schema.js';
 export {
   type OpenedRun,
   type PlanRegistries,
@@ -103,8 +105,6 @@ export {
   RUN_SUMMARY_VERSION,
   type RunDescription,
   type RunSummary,
-  readRunSummary,
-  runSummarySchema,
   type SkippedTask,
   summarize,
 } from './harness/run-summary.js';

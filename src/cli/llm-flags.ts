@@ -1,12 +1,10 @@
 import { type Command, Option } from 'commander';
-import { CostBudget } from '../agents/llm/cost-budget.js';
-import { LlmAgent } from '../agents/llm/llm-agent.js';
+import type { CostBudget } from '../agents/llm/cost-budget.js';
+import type { LlmAgent } from '../agents/llm/llm-agent.js';
 import type { ModelClient, RetryRecord } from '../agents/llm/model-client.js';
 import { parseModelSpec } from '../agents/llm/model-spec.js';
-import { PriceTable } from '../agents/llm/price-table.js';
 import type { StrategyName } from '../agents/llm/prompts/prompt-set.js';
-import { withResponseCache } from '../agents/llm/response-cache.js';
-import { PrefixStore } from '../agents/llm/strategies/prefix-store.js';
+import type { PrefixStore } from '../agents/llm/strategies/prefix-store.js';
 import { envLanguageOf, STRATEGY_NAMES } from '../agents/llm/strategies/strategy-names.js';
 import { UsageError } from '../core/errors.js';
 import { positiveInteger, positiveNumber } from './options.js';
@@ -159,6 +157,15 @@ export async function setUpLlm(
   flags: LlmFlags,
   run: { env: string; handicap: boolean; onRetry: (retry: RetryRecord) => void },
 ): Promise<LlmSetup> {
+  // The model loop's modules (prices, caches, schemas) are loaded only for --agent llm.
+  const [{ CostBudget }, { LlmAgent }, { PriceTable }, { withResponseCache }, { PrefixStore }] =
+    await Promise.all([
+      import('../agents/llm/cost-budget.js'),
+      import('../agents/llm/llm-agent.js'),
+      import('../agents/llm/price-table.js'),
+      import('../agents/llm/response-cache.js'),
+      import('../agents/llm/strategies/prefix-store.js'),
+    ]);
   const env = envLanguageOf(run.env);
   const spec = parseModelSpec(flags.model ?? '');
   let apiKey: string | undefined;

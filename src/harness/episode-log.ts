@@ -15,7 +15,6 @@ import { DatasetError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { episodeLine } from '../core/run-files/episode-line.js';
 import type { EpisodeRecord } from '../core/run-files/episode-record-schema.js';
-import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
 
 const fdatasyncAsync = promisify(fdatasync);
 
@@ -45,12 +44,16 @@ export class EpisodeLog {
    * {@link open} for a run of `dataset`: a resumed log that holds another dataset's episodes (or the
    * same task file spelled differently) is refused, so no task id is played twice in one log.
    */
-  static openForRun(
+  static async openForRun(
     directory: string,
     resume: boolean,
     dataset: string,
-  ): { log: EpisodeLog; previous: EpisodeRecord[] } {
-    const opened = EpisodeLog.open(directory, resume);
+  ): Promise<{ log: EpisodeLog; previous: EpisodeRecord[] }> {
+    // The record parser (and its schema library) is loaded only to resume.
+    const parse = resume
+      ? (await import('../core/run-files/read-episode-records.js')).parseEpisodeRecords
+      : undefined;
+    const opened = EpisodeLog.open(directory, parse);
     const foreign = opened.previous.find((record) => record.dataset !== dataset);
     if (foreign) {
       opened.log.close();
@@ -63,26 +66,29 @@ export class EpisodeLog {
   }
 
   /**
-   * Opens the log of `directory`. With `resume`, returns the episodes already there, each checked
-   * against the record schema (a line that is not a valid record, or of a newer version, fails in
+   * Opens the log of `directory`. With `resume` (the parser of the records there:
+   * `parseEpisodeRecords`), returns the episodes already there, each checked against the record schema (a line that is not a valid record, or of a newer version, fails in
    * one line naming the file and line); a torn last line from a killed run is dropped, and episodes
    * that failed with an infrastructure error are dropped too, so that they are played again.
    * Without `resume`, an existing non-empty log is an error, so no earlier result is ever overwritten.
    */
-  static open(directory: string, resume: boolean): { log: EpisodeLog; previous: EpisodeRecord[] } {
+  static open(
+    directory: string,
+    resume: ((text: string, source: string) => EpisodeRecord[]) | undefined,
+  ): { log: EpisodeLog; previous: EpisodeRecord[] } {
     mkdirSync(directory, { recursive: true });
     const path = join(directory, 'episodes.jsonl');
     let previous: EpisodeRecord[] = [];
     if (existsSync(path)) {
       const text = readFileSync(path, 'utf8');
-      if (text.trim() !== '' && !resume) {
+      if (text.trim() !== '' && resume === undefined) {
         throw new DatasetError(
           'DATASET_INVALID',
           `${directory} already holds episodes: pass --resume to continue that run, or choose another --out`,
         );
       }
       const complete = text.lastIndexOf('\n') + 1;
-      previous = parseEpisodeRecords(text.slice(0, complete), path);
+      previous = resume ? resume(text.slice(0, complete), path) : [];
       if (previous.some((record) => record.error !== undefined)) {
         previous = previous.filter((record) => record.error === undefined);
         writeFileAtomic(path, previous.map(episodeLine).join(''));

@@ -1,6 +1,5 @@
 import type { TurnRecord } from '../agents/agent.js';
 import type { EpisodeRecord, TurnRecordData } from '../core/run-files/episode-record-schema.js';
-import type { Task } from '../core/task.js';
 
 export { EPISODE_RECORD_VERSION, episodeLine } from '../core/run-files/episode-line.js';
 export {
@@ -9,6 +8,7 @@ export {
   turnRecordSchema,
 } from '../core/run-files/episode-record-schema.js';
 export { parseEpisodeRecords, readEpisodeRecords } from '../core/run-files/read-episode-records.js';
+export { failedEpisodeRecord } from './failed-episode-record.js';
 
 /** True when A and B are assignable both ways. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -18,33 +18,3 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  */
 const turnRecordAgrees: Same<TurnRecord, TurnRecordData> = true;
 void turnRecordAgrees;
-
-/**
- * The record of an episode that could not be played (an infrastructure failure: the env did not
- * start, the sandbox died): no turns, reward 0, the error's message. The metrics leave it out (it
- * says nothing of the agent) and `--resume` plays it again.
- */
-export function failedEpisodeRecord(
-  task: Task,
-  dataset: string,
-  error: unknown,
-  durationMs: number,
-): EpisodeRecord {
-  return {
-    taskId: task.id,
-    index: task.index,
-    dataset,
-    query: task.query,
-    ...(task.gold !== undefined ? { gold: task.gold } : {}),
-    turns: [],
-    reward: 0,
-    maxReward: 0,
-    success: false,
-    turnsTaken: 0,
-    terminated: false,
-    truncated: false,
-    error: (error as Error | null | undefined)?.message ?? String(error),
-    ...(task.group !== undefined ? { group: task.group } : {}),
-    durationMs,
-  };
-}

@@ -5,8 +5,9 @@ import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { episodeKey } from '../core/run-files/episode-line.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from './episode-log.js';
-import { type EpisodeRecord, failedEpisodeRecord } from './episode-record.js';
+import type { EpisodeRecord } from './episode-record.js';
 import { type EpisodeSlot, episodeSlots, orderEpisodes, withSample } from './episode-slots.js';
+import { failedEpisodeRecord } from './failed-episode-record.js';
 import { EpisodeAborted, playEpisode } from './play-episode.js';
 import type { Reporter, RunEnd } from './reporter.js';
 import { type RunDescription, type SkippedTask, summarize } from './run-summary.js';
@@ -51,7 +52,7 @@ export type RunResult = RunEnd;
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const { log, previous } = EpisodeLog.openForRun(
+  const { log, previous } = await EpisodeLog.openForRun(
     options.outDir,
     options.resume,
     options.description.dataset,

@@ -1,15 +1,10 @@
 import type { EpisodeRecord } from './episode-record.js';
 import { computeMetrics, metricsByGroup } from './metrics.js';
-import { RUN_SUMMARY_VERSION, type RunDescription, type RunSummary } from './run-files/run-summary-schema.js';
+import type { RunDescription, RunSummary } from './run-files/run-summary-schema.js';
+import { RUN_SUMMARY_VERSION } from './run-files/run-summary-version.js';
 
-export { readRunSummary } from './run-files/read-run-summary.js';
-export {
-  RUN_SUMMARY_VERSION,
-  type RunDescription,
-  type RunSummary,
-  runSummarySchema,
-  type SkippedTask,
-} from './run-files/run-summary-schema.js';
+export type { RunDescription, RunSummary, SkippedTask } from './run-files/run-summary-schema.js';
+export { RUN_SUMMARY_VERSION } from './run-files/run-summary-version.js';
 
 /** The `summary.json` of `episodes` (without `skipped`, which the runner adds). */
 export function summarize(

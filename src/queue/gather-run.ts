@@ -5,8 +5,9 @@ import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { episodeKey } from '../core/run-files/episode-line.js';
 import type { Task } from '../core/task.js';
 import { EpisodeLog } from '../harness/episode-log.js';
-import { type EpisodeRecord, failedEpisodeRecord } from '../harness/episode-record.js';
+import type { EpisodeRecord } from '../harness/episode-record.js';
 import { type EpisodeSlot, episodeSlots, orderEpisodes, withSample } from '../harness/episode-slots.js';
+import { failedEpisodeRecord } from '../harness/failed-episode-record.js';
 import type { Reporter, RunEnd } from '../harness/reporter.js';
 import { type RunDescription, type SkippedTask, summarize } from '../harness/run-summary.js';
 import { type PrefixSink, resultOf } from './episode-result.js';
@@ -81,7 +82,7 @@ export interface GatherOptions {
  */
 export async function gatherRun(options: GatherOptions): Promise<RunEnd> {
   const started = performance.now();
-  const { log, previous } = EpisodeLog.openForRun(
+  const { log, previous } = await EpisodeLog.openForRun(
     options.outDir,
     options.resume,
     options.description.dataset,

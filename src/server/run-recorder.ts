@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/host/atomic-write.js';
 import { EpisodeLog } from '../harness/episode-log.js';
-import type { EpisodeRecord } from '../harness/episode-record.js';
+import { type EpisodeRecord, parseEpisodeRecords } from '../harness/episode-record.js';
 import { type RunDescription, summarize } from '../harness/run-summary.js';
 
 /**
@@ -30,7 +30,10 @@ export class RunRecorder {
   constructor(outDir: string, description: RunDescription, options: { readonly append?: boolean } = {}) {
     this.outDir = outDir;
     this.#description = description;
-    const { log, previous } = EpisodeLog.open(outDir, options.append === true);
+    const { log, previous } = EpisodeLog.open(
+      outDir,
+      options.append === true ? parseEpisodeRecords : undefined,
+    );
     this.#log = log;
     this.#episodes.push(...previous);
     this.#writeSummary(false);

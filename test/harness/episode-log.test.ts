@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DatasetError } from '../../src/core/errors.js';
 import { EpisodeLog } from '../../src/harness/episode-log.js';
-import { episodeLine } from '../../src/harness/episode-record.js';
+import { episodeLine, parseEpisodeRecords } from '../../src/harness/episode-record.js';
 import { cleanup, tempDir } from '../datasets/mirror-fixture.js';
 import { oldLine, sampleRecord } from './sample-records.js';
 
@@ -22,7 +22,7 @@ function runDir(text: string): { dir: string; path: string } {
 describe('EpisodeLog', () => {
   it('appends one versioned line per episode and resumes from them', () => {
     const dir = join(tempDir('episode-log', made), 'fresh');
-    const { log, previous } = EpisodeLog.open(dir, false);
+    const { log, previous } = EpisodeLog.open(dir, undefined);
     expect(previous).toEqual([]);
     const a = sampleRecord('a');
     const b = sampleRecord('b', { index: 1, maxReward: 0.25 });
@@ -37,8 +37,8 @@ describe('EpisodeLog', () => {
       '',
     ]);
 
-    expect(() => EpisodeLog.open(dir, false)).toThrow(/already holds episodes: pass --resume/);
-    const resumed = EpisodeLog.open(dir, true);
+    expect(() => EpisodeLog.open(dir, undefined)).toThrow(/already holds episodes: pass --resume/);
+    const resumed = EpisodeLog.open(dir, parseEpisodeRecords);
     resumed.log.close();
     expect(resumed.previous).toEqual([a, b]);
     expect(readFileSync(join(dir, 'episodes.jsonl'), 'utf8')).toBe(text);
@@ -46,7 +46,7 @@ describe('EpisodeLog', () => {
 
   it('writes batches and flushes them in groups: the calls made before a flush starts share it', async () => {
     const dir = join(tempDir('episode-log', made), 'batches');
-    const { log } = EpisodeLog.open(dir, false);
+    const { log } = EpisodeLog.open(dir, undefined);
     const records = ['a', 'b', 'c'].map((id, index) => sampleRecord(id, { index }));
     log.write(records.slice(0, 2));
     const first = log.durable();
@@ -66,7 +66,7 @@ describe('EpisodeLog', () => {
     const a = sampleRecord('a');
     const b = sampleRecord('b', { index: 1 });
     const { dir, path } = runDir(oldLine(a) + oldLine(b));
-    const { log, previous } = EpisodeLog.open(dir, true);
+    const { log, previous } = EpisodeLog.open(dir, parseEpisodeRecords);
     expect(previous).toEqual([a, b]);
     const c = sampleRecord('c', { index: 2 });
     log.append(c);
@@ -78,7 +78,7 @@ describe('EpisodeLog', () => {
     const a = sampleRecord('a');
     const torn = episodeLine(sampleRecord('b', { index: 1 })).slice(0, 60);
     const { dir, path } = runDir(episodeLine(a) + torn);
-    const { log, previous } = EpisodeLog.open(dir, true);
+    const { log, previous } = EpisodeLog.open(dir, parseEpisodeRecords);
     log.close();
     expect(previous).toEqual([a]);
     expect(readFileSync(path, 'utf8')).toBe(episodeLine(a));
@@ -95,7 +95,7 @@ describe('EpisodeLog', () => {
     });
     const extra = `${JSON.stringify({ ...sampleRecord('c', { index: 2 }), note: 'kept' })}\n`;
     const { dir, path } = runDir(oldLine(a) + episodeLine(failed) + extra);
-    const { log, previous } = EpisodeLog.open(dir, true);
+    const { log, previous } = EpisodeLog.open(dir, parseEpisodeRecords);
     log.close();
     expect(previous.map((record) => record.taskId)).toEqual(['a', 'c']);
     expect(readFileSync(path, 'utf8')).toBe(
@@ -118,10 +118,10 @@ describe('EpisodeLog', () => {
     ];
     for (const [text, why] of cases) {
       const { dir, path } = runDir(text);
-      expect(() => EpisodeLog.open(dir, true)).toThrow(
+      expect(() => EpisodeLog.open(dir, parseEpisodeRecords)).toThrow(
         expect.objectContaining({ constructor: DatasetError, message: expect.stringMatching(why) }),
       );
-      expect(() => EpisodeLog.open(dir, true)).toThrow(`${path}: line 2 `);
+      expect(() => EpisodeLog.open(dir, parseEpisodeRecords)).toThrow(`${path}: line 2 `);
       expect(readFileSync(path, 'utf8')).toBe(text);
     }
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/agents/agent.js';
 import type { EpisodeRecord } from '../../src/harness/episode-record.js';
 import { computeMetrics, metricsByGroup } from '../../src/harness/metrics.js';
-import { runSummarySchema, summarize } from '../../src/harness/run-summary.js';
+import { runSummarySchema } from '../../src/harness/run-files/run-summary-schema.js';
+import { summarize } from '../../src/harness/run-summary.js';
 
 function turn(reward: number, admissible: boolean): TurnRecord {
   return { action: 'ls', observation: '', reward, admissible, durationMs: 1 };

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, vi } from 'vitest';
 import { DEMO_BASH_TASKS } from '../../src/datasets/demo/demo-bash-tasks.js';
 import { DEMO_SQL_TASKS } from '../../src/datasets/demo/demo-sql-tasks.js';
 import { readEpisodeRecords } from '../../src/harness/episode-record.js';
-import { readRunSummary } from '../../src/harness/run-summary.js';
+import { readRunSummary } from '../../src/harness/run-files/read-run-summary.js';
 import type { ServerOptions } from '../../src/server/app/server-options.js';
 import { type RunningServer, startServer } from '../../src/server/app/start-server.js';
 import { expectOneLineError } from '../support/cli-runner.js';

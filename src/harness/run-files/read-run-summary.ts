@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { DatasetError } from '../../core/errors.js';
 import { parseVersioned, schemaVersionOf } from '../../core/run-files/versioned-format.js';
-import { RUN_SUMMARY_VERSION, type RunSummary, runSummaryFormat } from './run-summary-schema.js';
+import { type RunSummary, runSummaryFormat } from './run-summary-schema.js';
+import { RUN_SUMMARY_VERSION } from './run-summary-version.js';
 
 /**
  * Reads and checks the `summary.json` at `path`. A summary written before `schemaVersion` existed

@@ -3,7 +3,8 @@ import type { Action } from '../../core/action.js';
 import type { Env, StepResult } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
-import { type EpisodeRecord, failedEpisodeRecord } from '../../harness/episode-record.js';
+import type { EpisodeRecord } from '../../harness/episode-record.js';
+import { failedEpisodeRecord } from '../../harness/failed-episode-record.js';
 import { playEpisode } from '../../harness/play-episode.js';
 
 /** A turn played for the client: its record and the env's step (exit code, timeout, score). */

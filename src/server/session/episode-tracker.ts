@@ -2,7 +2,8 @@ import type { TurnRecord } from '../../agents/agent.js';
 import { type Action, formatAction } from '../../core/action.js';
 import type { ResetInfo, StepResult } from '../../core/env.js';
 import type { Task } from '../../core/task.js';
-import { type EpisodeRecord, failedEpisodeRecord } from '../../harness/episode-record.js';
+import type { EpisodeRecord } from '../../harness/episode-record.js';
+import { failedEpisodeRecord } from '../../harness/failed-episode-record.js';
 import type { RunConfig } from '../../harness/run-config.js';
 import type { RunSetupDescription } from '../../harness/run-plan.js';
 

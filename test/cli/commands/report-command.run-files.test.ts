@@ -45,7 +45,7 @@ beforeAll(() => {
   oldRun = runDir('old', records.map(oldLine).join(''));
   // A run of this version, written by the run log itself.
   newRun = join(tempDir('report', made), 'new');
-  const { log } = EpisodeLog.open(newRun, false);
+  const { log } = EpisodeLog.open(newRun, undefined);
   log.append(sampleRecord('d', { index: 3, group: 'files', maxReward: 0 }));
   log.append(sampleRecord('e', { index: 4, group: 'files' }));
   log.close();

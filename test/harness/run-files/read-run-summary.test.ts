@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DatasetError } from '../../../src/core/errors.js';
-import { readRunSummary, summarize } from '../../../src/harness/run-summary.js';
+import { readRunSummary } from '../../../src/harness/run-files/read-run-summary.js';
+import { summarize } from '../../../src/harness/run-summary.js';
 import { cleanup, tempDir } from '../../datasets/mirror-fixture.js';
 import { sampleRecord } from '../sample-records.js';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { readEpisodeRecords } from '../../../src/harness/episode-record.js';
-import { readRunSummary } from '../../../src/harness/run-summary.js';
+import { readRunSummary } from '../../../src/harness/run-files/read-run-summary.js';
 import { TASK_RESOURCE_URI } from '../../../src/server/mcp/create-mcp-server.js';
 import { runMcpBench } from '../../../src/server/mcp/mcp-bench.js';
 import { expectOneLineError } from '../../support/cli-runner.js';
