@@ -1,5 +1,5 @@
 import type { TurnRecord } from '../agents/agent.js';
-import type { EpisodeRecord, TurnRecordData } from '../core/run-files/episode-record-schema.js';
+import type { TurnRecordData } from '../core/run-files/episode-record-schema.js';
 
 export { EPISODE_RECORD_VERSION, episodeLine } from '../core/run-files/episode-line.js';
 export {

@@ -124,16 +124,18 @@ class IntercodeClient:
     def fork(self, count: int) -> List["IntercodeClient"]:
         """``count`` new sessions continuing this session's episode, each on its own copy of the environment's
         state (``POST /intercode/sessions/<id>/fork``), with the turns taken so far: for group rollouts and tree
-        search. Returns a client per copy (``transport="http"``; close each). Needs ``transport="http"`` (a
-        WebSocket session has no id to fork). Raises ``ForkUnsupported`` where the environment cannot copy its
+        search. Returns a client per copy, each an HTTP session (``transport="http"``; close each), whichever
+        transport this client uses (over WebSocket a ``fork`` frame asks for them). Raises ``ForkUnsupported`` where the environment cannot copy its
         episode (only the SQL environment on SQLite can), ``NotReset`` before a reset, ``CapacityReached`` when
         the copies would not all fit."""
-        if self._session is None:
-            raise ValueError("fork() needs transport='http': a WebSocket session has no id to fork")
         if isinstance(count, bool) or not isinstance(count, int):
             raise TypeError(f"fork() takes the number of copies as an int, not {type(count).__name__}")
-        session_id = self._session.ensure()
-        reply = self._http.post(f"/intercode/sessions/{quote(session_id, safe='')}/fork", {"count": count})
+        if self._ws is not None:
+            reply = self._ws.request({"type": "fork", "data": {"count": count}})["data"]
+        else:
+            assert self._session is not None
+            session_id = self._session.ensure()
+            reply = self._http.post(f"/intercode/sessions/{quote(session_id, safe='')}/fork", {"count": count})
         copies = []
         for copy_id in reply["session_ids"]:
             copy = IntercodeClient(self.base_url, transport="http", **self._options)

@@ -198,8 +198,13 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(counts[0], counts[2])
         self.assertNotEqual(counts[0], counts[1])
         self.assertEqual(copies[1].state()["step_count"], 2)
-        with self.assertRaises(ValueError):
-            self.client().fork(1)
+        ws = self.client()
+        ws.reset(dataset="demo/sql", task_id="count-ships")
+        ws.step("DELETE FROM ships")
+        (ws_copy,) = ws.fork(1)
+        self.addCleanup(ws_copy.close)
+        self.assertEqual(ws_copy.transport, "http")
+        self.assertEqual(ws_copy.step("SELECT COUNT(*) FROM ships")[0]["output"], ws.step("SELECT COUNT(*) FROM ships")[0]["output"])
         bash = self.client(transport="http")
         bash.reset(dataset="demo/bash", seed=0)
         with self.assertRaises(ForkUnsupported) as caught:

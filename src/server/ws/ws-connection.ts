@@ -84,6 +84,19 @@ export class WsConnection {
           return this.#send({ type: 'observation', data: await this.#session.step(frame.data) }, requestId);
         case 'state':
           return this.#send({ type: 'state', data: this.#session.state() }, requestId);
+        case 'fork': {
+          const { sessions, notCopied } = await this.#context.host.sessions.fork(
+            this.#session.id,
+            frame.data.count,
+            this.#owner,
+          );
+          const data = {
+            session_ids: sessions.map((session) => session.id),
+            episode_ids: sessions.map((session) => session.state().episode_id),
+            not_copied: notCopied,
+          };
+          return this.#send({ type: 'forked', data }, requestId);
+        }
         case 'mcp': {
           this.#session.touch();
           const reply = await this.#context.mcp.handleJsonRpc(frame.data, {

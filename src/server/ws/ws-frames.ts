@@ -5,7 +5,7 @@ import { toValidationIssues } from '../session/wire-schemas.js';
 
 const requestId = z.union([z.string().max(255), z.number()]).optional();
 
-/** The client frames of `/ws`: OpenEnv's, plus our optional top-level `request_id`. */
+/** The client frames of `/ws`: OpenEnv's, plus our optional top-level `request_id` and `fork`. */
 const FRAME_SCHEMAS = {
   reset: z.strictObject({
     type: z.literal('reset'),
@@ -16,6 +16,11 @@ const FRAME_SCHEMAS = {
   state: z.strictObject({ type: z.literal('state'), request_id: requestId }),
   close: z.object({ type: z.literal('close') }),
   mcp: z.strictObject({ type: z.literal('mcp'), data: z.unknown(), request_id: requestId }),
+  fork: z.strictObject({
+    type: z.literal('fork'),
+    data: z.strictObject({ count: z.number().int().min(1).max(64) }),
+    request_id: requestId,
+  }),
 } as const;
 
 /** One client frame, checked. */
@@ -24,7 +29,8 @@ export type ClientFrame =
   | { type: 'step'; data: unknown; request_id?: string | number }
   | { type: 'state'; request_id?: string | number }
   | { type: 'close' }
-  | { type: 'mcp'; data: unknown; request_id?: string | number };
+  | { type: 'mcp'; data: unknown; request_id?: string | number }
+  | { type: 'fork'; data: { count: number }; request_id?: string | number };
 
 /** The `request_id` of a frame that did not pass its checks, when it has a usable one (for the error's echo). */
 export function looseRequestId(value: unknown): string | number | undefined {

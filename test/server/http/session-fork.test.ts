@@ -7,6 +7,7 @@ import type { ServerOptions } from '../../../src/server/app/server-options.js';
 import { type RunningServer, startServer } from '../../../src/server/app/start-server.js';
 import { it } from '../../support/fixtures.js';
 import { waitFor } from '../../support/wait-for.js';
+import { WsTestClient } from '../ws/ws-client.js';
 
 // `POST /intercode/sessions/<id>/fork` on a real server (loopback, demo/sql on SQLite): independent
 // branches of an episode as new HTTP sessions, within the capacity, with the turns taken so far.
@@ -142,6 +143,28 @@ describe('forking an HTTP session', () => {
       await server?.close();
       server = undefined;
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('forks a WebSocket session with a fork frame into HTTP sessions', async ({ cache }) => {
+    expect(cache).toBeTruthy();
+    const running = await serve({ maxSessions: 4 });
+    const client = await WsTestClient.connect(`${running.url.replace('http', 'ws')}/ws`);
+    try {
+      await client.send({ type: 'reset', data: { task_id: 'count-ships' } });
+      await client.send({ type: 'step', data: { code: 'DELETE FROM ships' } });
+      const refused = await client.send({ type: 'fork', data: { count: 0 }, request_id: 7 });
+      expect(refused).toMatchObject({ type: 'error', request_id: 7, data: { code: 'VALIDATION_ERROR' } });
+      const forked = await client.send({ type: 'fork', data: { count: 2 }, request_id: 8 });
+      expect(forked).toMatchObject({ type: 'forked', request_id: 8, data: { not_copied: [] } });
+      const [copy] = forked.data.session_ids as string[];
+      await step(copy!, "INSERT INTO ships VALUES (1, 'A', 'tanker', 'Norway', 2000, 1000, NULL)");
+      expect((await step(copy!, 'SELECT COUNT(*) FROM ships')).json.observation.output).toMatch(/\b1\b/);
+      const own = await client.send({ type: 'step', data: { code: 'SELECT COUNT(*) FROM ships' } });
+      expect((own.data as { observation: { output: string } }).observation.output).toMatch(/\b0\b/);
+      expect((await call('GET', '/intercode/sessions')).json).toMatchObject({ active: 3 });
+    } finally {
+      client.socket.terminate();
     }
   });
 });
