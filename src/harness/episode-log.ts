@@ -67,10 +67,11 @@ export class EpisodeLog {
 
   /**
    * Opens the log of `directory`. With `resume` (the parser of the records there:
-   * `parseEpisodeRecords`), returns the episodes already there, each checked against the record schema (a line that is not a valid record, or of a newer version, fails in
-   * one line naming the file and line); a torn last line from a killed run is dropped, and episodes
-   * that failed with an infrastructure error are dropped too, so that they are played again.
-   * Without `resume`, an existing non-empty log is an error, so no earlier result is ever overwritten.
+   * `parseEpisodeRecords`), returns the episodes already there, each checked against the record
+   * schema (a line that is not a valid record, or of a newer version, fails in one line naming the
+   * file and line); a torn last line from a killed run is dropped, and episodes that failed with an
+   * infrastructure error are dropped too, so that they are played again. Without `resume`, an
+   * existing non-empty log is an error, so no earlier result is ever overwritten.
    */
   static open(
     directory: string,

@@ -3,15 +3,13 @@ import type { ServerContext } from '../app/server-context.js';
 import { ownerOf } from '../app/server-context.js';
 import { parseSessionParams, sessionRunConfig } from '../session/session-config.js';
 import { SessionError } from '../session/session-error.js';
+import { MAX_FORK, SessionRegistry } from '../session/session-registry.js';
 import { sendError, sendJson } from './http-reply.js';
 import { HANDLED, requestIdOf, withRequestId } from './openenv-routes.js';
 import { readJsonBody } from './read-json-body.js';
 import type { RouteRequest, RouteTable } from './route-table.js';
 
 const MAX_TASK_PAGE = 1000;
-
-/** Most sessions one fork makes (the capacity bounds it too). */
-const MAX_FORK = 64;
 
 /**
  * Our extensions, all under `/intercode/` so they never collide with OpenEnv's paths: datasets and
@@ -100,19 +98,8 @@ export function addIntercodeRoutes(table: RouteTable, context: ServerContext): v
         );
       }
       const id = route.params.id ?? '';
-      const { sessions, notCopied } = await host.sessions.fork(id, count, ownerOf(route.request, context));
-      sendJson(
-        route.response,
-        201,
-        withRequestId(
-          {
-            session_ids: sessions.map((session) => session.id),
-            episode_ids: sessions.map((session) => session.state().episode_id),
-            not_copied: notCopied,
-          },
-          requestId,
-        ),
-      );
+      const forked = await host.sessions.fork(id, count, ownerOf(route.request, context));
+      sendJson(route.response, 201, withRequestId(SessionRegistry.forkReply(forked), requestId));
     } catch (error) {
       sendError(route.response, error, requestId);
     }

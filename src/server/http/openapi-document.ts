@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FORK } from '../session/session-registry.js';
 import {
   ActionSchema,
   CodingObservationSchema,
@@ -123,14 +124,14 @@ export function openApiDocument(profile: ObservationProfile): Record<string, unk
       },
       '/intercode/sessions/{id}/fork': {
         post: {
-          summary: 'Fork the session\'s episode into new sessions ({"count": n}, 1-64)',
+          summary: `Fork the session's episode into new sessions ({"count": n}, 1-${MAX_FORK})`,
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: {
             required: true,
             content: json({
               type: 'object',
               required: ['count'],
-              properties: { count: { type: 'integer', minimum: 1, maximum: 64 } },
+              properties: { count: { type: 'integer', minimum: 1, maximum: MAX_FORK } },
             }),
           },
           responses: {

@@ -13,6 +13,9 @@ export interface SessionRegistryOptions {
   readonly create: (params?: SessionParams, transport?: SessionTransport) => EnvSession;
 }
 
+/** Most sessions one fork makes (the capacity bounds it too). */
+export const MAX_FORK = 64;
+
 /** How a transport hears that the registry closes one of its sessions. */
 export type SessionEndReason = 'idle' | 'shutdown' | 'deleted';
 
@@ -116,17 +119,34 @@ export class SessionRegistry {
       );
     }
     this.#reserved += count;
-    let left = count;
+    const made: EnvSession[] = [];
     try {
       const params = entry.session.params;
       return await entry.session.fork(count, () => {
         this.#reserved -= 1;
-        left -= 1;
-        return this.open({ owner, ...(params ? { params } : {}) });
+        const session = this.open({ owner, ...(params ? { params } : {}) });
+        made.push(session);
+        return session;
       });
+    } catch (error) {
+      // The sessions opened for a fork that failed leave the registry too (not only their envs).
+      await Promise.all(made.map((session) => this.close(session.id)));
+      throw error;
     } finally {
-      this.#reserved -= left;
+      this.#reserved -= count - made.length;
     }
+  }
+
+  /** The wire form of a fork's result (the HTTP reply and the WebSocket `forked` frame). */
+  static forkReply(forked: {
+    sessions: EnvSession[];
+    notCopied: readonly string[];
+  }): Record<string, unknown> {
+    return {
+      session_ids: forked.sessions.map((session) => session.id),
+      episode_ids: forked.sessions.map((session) => session.state().episode_id),
+      not_copied: forked.notCopied,
+    };
   }
 
   get(id: string): EnvSession | undefined {

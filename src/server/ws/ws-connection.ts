@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws';
 import type { ServerContext } from '../app/server-context.js';
 import type { EnvSession } from '../session/env-session.js';
 import { SessionError } from '../session/session-error.js';
+import { SessionRegistry } from '../session/session-registry.js';
 import { looseRequestId, parseClientFrame } from './ws-frames.js';
 
 /** WS close codes the server uses. */
@@ -85,17 +86,12 @@ export class WsConnection {
         case 'state':
           return this.#send({ type: 'state', data: this.#session.state() }, requestId);
         case 'fork': {
-          const { sessions, notCopied } = await this.#context.host.sessions.fork(
+          const forked = await this.#context.host.sessions.fork(
             this.#session.id,
             frame.data.count,
             this.#owner,
           );
-          const data = {
-            session_ids: sessions.map((session) => session.id),
-            episode_ids: sessions.map((session) => session.state().episode_id),
-            not_copied: notCopied,
-          };
-          return this.#send({ type: 'forked', data }, requestId);
+          return this.#send({ type: 'forked', data: SessionRegistry.forkReply(forked) }, requestId);
         }
         case 'mcp': {
           this.#session.touch();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '../http/read-json-body.js';
 import { SessionError } from '../session/session-error.js';
+import { MAX_FORK } from '../session/session-registry.js';
 import { toValidationIssues } from '../session/wire-schemas.js';
 
 const requestId = z.union([z.string().max(255), z.number()]).optional();
@@ -18,7 +19,7 @@ const FRAME_SCHEMAS = {
   mcp: z.strictObject({ type: z.literal('mcp'), data: z.unknown(), request_id: requestId }),
   fork: z.strictObject({
     type: z.literal('fork'),
-    data: z.strictObject({ count: z.number().int().min(1).max(64) }),
+    data: z.strictObject({ count: z.number().int().min(1).max(MAX_FORK) }),
     request_id: requestId,
   }),
 } as const;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +35,6 @@ export async function readMysqlDump(path: string, options: ReadDumpOptions = {})
   if (cached) return cached;
   const model = parseMysqlDump(bytes.toString('utf8'));
   try {
-    mkdirSync(options.cacheDir, { recursive: true });
     writeFileAtomic(file, encode(model));
   } catch {
     // A read-only or full cache only costs the next run the parse.
@@ -66,8 +65,8 @@ function encode(model: DumpModel): Buffer {
   return Buffer.concat([createHash('sha256').update(body).digest(), body]);
 }
 
+/** The cached model, or undefined when there is none or it is damaged. */
 function readCached(file: string): DumpModel | undefined {
-  if (!existsSync(file)) return undefined;
   try {
     const stored = readFileSync(file);
     const bytes = stored.subarray(32);
