@@ -3,36 +3,17 @@ import { afterEach, describe, expect } from 'vitest';
 import { DEMO_SQL_TASKS } from '../../../src/datasets/demo/demo-sql-tasks.js';
 import { NO_MCP_TOOLS } from '../../../src/server/app/mcp-gateway.js';
 import type { ServerOptions } from '../../../src/server/app/server-options.js';
-import { type RunningServer, startServer } from '../../../src/server/app/start-server.js';
+import { startServer } from '../../../src/server/app/start-server.js';
 import { it } from '../../support/fixtures.js';
+import { InProcessServer } from '../../support/server/in-process-server.js';
 
 // The HTTP endpoints of a real server on a loopback port, on demo/sql (SQLite).
 
-let server: RunningServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(options: ServerOptions = {}): Promise<RunningServer> {
-  server = await startServer({ port: 0, ...options });
-  return server;
-}
-
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${server!.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
+const served = new InProcessServer();
+afterEach(() => served.close());
+const serve = (options: ServerOptions = {}) => served.serve(options);
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  served.call(method, path, body, headers);
 
 const first = DEMO_SQL_TASKS[0]!;
 

@@ -4,37 +4,19 @@ import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
 import { readEpisodeRecords } from '../../../src/harness/episode-record.js';
 import type { ServerOptions } from '../../../src/server/app/server-options.js';
-import { type RunningServer, startServer } from '../../../src/server/app/start-server.js';
 import { it } from '../../support/fixtures.js';
+import { InProcessServer } from '../../support/server/in-process-server.js';
 import { waitFor } from '../../support/wait-for.js';
 import { WsTestClient } from '../ws/ws-client.js';
 
 // `POST /intercode/sessions/<id>/fork` on a real server (loopback, demo/sql on SQLite): independent
 // branches of an episode as new HTTP sessions, within the capacity, with the turns taken so far.
 
-let server: RunningServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(options: ServerOptions = {}): Promise<RunningServer> {
-  server = await startServer({ port: 0, ...options });
-  return server;
-}
-
+const served = new InProcessServer();
+afterEach(() => served.close());
+const serve = (options: ServerOptions = {}) => served.serve(options);
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON, checked field by field by the tests
-type Reply = { status: number; json: any };
-
-async function call(method: string, path: string, body?: unknown): Promise<Reply> {
-  const response = await fetch(`${server!.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : JSON.parse(text) };
-}
+const call = (method: string, path: string, body?: unknown) => served.call<any>(method, path, body);
 
 async function step(session: string, code: string) {
   return call('POST', '/step', { action: { code }, session_id: session });
@@ -140,8 +122,7 @@ describe('forking an HTTP session', () => {
       );
       expect(records.find((record) => record.turns.length === 3)?.success).toBe(true);
     } finally {
-      await server?.close();
-      server = undefined;
+      await served.close();
       rmSync(out, { recursive: true, force: true });
     }
   });
