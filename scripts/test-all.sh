@@ -21,6 +21,8 @@ packages=(
   ncal bsdextrautils cpio curl bind9-dnsutils hostname jq iputils-ping psmisc tree procps
   # tools the demo/ctf golds call in the host image (strings, xxd), and `file` for the demo/ctf test
   binutils xxd file
+  # the clock of deterministic sandboxes in the host image (`--deterministic`, on for built-in datasets)
+  libfaketime
   # builder of the debian sandbox images (`intercode image build`; the debian conformance test builds `bash`)
   mmdebstrap
   # the docker sandbox backend (a private daemon is started below)

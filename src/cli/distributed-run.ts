@@ -53,6 +53,7 @@ function descriptionOf(setup: DistributedRunSetup): RunDescription {
     ...(plan.definition.kind === 'sql' ? { engine: sql?.engine ?? 'sqlite' } : {}),
     ...(sql?.handicap ? { handicap: true } : {}),
     ...(sandbox?.compat ? { compat: sandbox.compat } : {}),
+    ...plan.deterministicDescription(),
     agent: setup.agent,
     ...(setup.llmAgent ? { model: setup.llmAgent.model, strategy: setup.llmAgent.strategy } : {}),
     maxTurns: setup.maxTurns,

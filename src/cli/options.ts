@@ -70,6 +70,7 @@ export interface EnvFlags {
   backend?: string;
   image?: string;
   compat?: Compat;
+  deterministic?: boolean;
   engine?: SqlEngineName;
   dbUrl?: string;
   handicap?: boolean;
@@ -94,6 +95,11 @@ export function addEnvOptions(command: Command): Command {
         "Bash and Python: fixed (default), or upstream to reproduce the original's handling, bugs included",
       ).choices(COMPAT_MODES),
     )
+    .option(
+      '--deterministic',
+      'Bash, Python, CTF: pin the clock, time zone, locale, hash seed and task file times (default for built-in datasets; needs libfaketime in the image)',
+    )
+    .option('--no-deterministic', 'run with the real clock and times (default for task files)')
     .addOption(new Option('--engine <engine>', 'SQL engine (default: sqlite)').choices(SQL_ENGINES))
     .option('--db-url <url>', 'SQL: a mysql:// or postgres:// server to use instead of starting one')
     .option('--handicap', 'SQL: give the agent the tables and columns of the database (paper Table 5)');
@@ -105,6 +111,7 @@ export function runConfigOf(dataset: string, flags: EnvFlags): RunConfig {
     ...(flags.backend !== undefined ? { backend: flags.backend } : {}),
     ...(flags.image !== undefined ? { image: flags.image } : {}),
     ...(flags.compat !== undefined ? { compat: flags.compat } : {}),
+    ...(flags.deterministic !== undefined ? { deterministic: flags.deterministic } : {}),
   };
   const sql = {
     ...(flags.engine !== undefined ? { engine: flags.engine } : {}),

@@ -28,6 +28,8 @@ export interface DatasetLocation {
   readonly env: string;
   /** Loads it (downloads and checks upstream files on first use, reads a task file). */
   load(): Promise<Dataset>;
+  /** A registered dataset (the built-in benchmarks and demos), not a user's task file. */
+  readonly registered: boolean;
 }
 
 /**
@@ -46,7 +48,7 @@ export function locateDataset(idOrPath: string, options: ResolveOptions = {}): D
         `dataset ${spec.id} runs in the ${spec.env} environment, not ${options.env} (leave out --env)`,
       );
     }
-    return { id: spec.id, env: spec.env, load: () => spec.load() };
+    return { id: spec.id, env: spec.env, load: () => spec.load(), registered: true };
   }
   if (existsSync(idOrPath) || looksLikePath(idOrPath)) {
     if (!existsSync(idOrPath))
@@ -58,7 +60,7 @@ export function locateDataset(idOrPath: string, options: ResolveOptions = {}): D
         `task file ${idOrPath} needs an environment: pass --env (bash, sql, python or ctf)`,
       );
     }
-    return { id: idOrPath, env, load: async () => loadTaskFile(idOrPath, env) };
+    return { id: idOrPath, env, load: async () => loadTaskFile(idOrPath, env), registered: false };
   }
   throw new DatasetError(
     'DATASET_UNKNOWN',

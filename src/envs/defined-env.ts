@@ -59,9 +59,10 @@ export class DefinedEnv implements Env {
 
   async #freshSandbox(): Promise<Sandbox> {
     if (!this.#sandbox) {
-      const { provider, image } = this.#options.config;
+      const { provider, image, deterministic } = this.#options.config;
       const sandbox = await provider.create({
         image: image ?? this.#spec.image?.name ?? provider.defaultImage,
+        ...(deterministic ? { deterministic } : {}),
         timeoutMs: this.#timeoutMs,
         label: this.#spec.name,
       });

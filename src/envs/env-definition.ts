@@ -18,6 +18,8 @@ export interface SandboxEnvConfig {
   readonly image?: string;
   /** Only for envs that declare `compat` support (Bash, Python). */
   readonly compat?: Compat;
+  /** Deterministic mode (`SandboxSpec.deterministic`), for every sandbox of the env. */
+  readonly deterministic?: { readonly clockMs: number };
 }
 
 /** What the SQL environment is opened with. */

@@ -24,6 +24,7 @@ function openSandboxEnvs(make: (options: SandboxEnvOptions) => Env): SandboxEnvD
       ...(config.image ? { image: config.image } : {}),
       ...(actionTimeoutMs ? { actionTimeoutMs } : {}),
       ...(config.compat ? { compat: config.compat } : {}),
+      ...(config.deterministic ? { deterministic: config.deterministic } : {}),
     };
     return { create: () => make(options), close: async () => {} };
   };

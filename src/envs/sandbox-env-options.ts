@@ -19,4 +19,9 @@ export interface SandboxEnvOptions {
    * the paper's recorded numbers (each env documents what it changes).
    */
   readonly compat?: Compat;
+  /**
+   * Deterministic mode: the sandboxes pin their clock at `clockMs`, time zone, locale and hash seed
+   * (`SandboxSpec.deterministic`), and a task's file system has pinned file times. Off by default.
+   */
+  readonly deterministic?: { readonly clockMs: number };
 }

@@ -10,6 +10,11 @@ export interface SandboxRunSettings {
   readonly image?: string;
   /** Only for envs that support it (Bash, Python). */
   readonly compat?: Compat;
+  /**
+   * Deterministic mode (`SandboxSpec.deterministic`); default: on for the registered (built-in) datasets,
+   * off for task files. `true` requires an image with libfaketime (the clock); `false` turns it off.
+   */
+  readonly deterministic?: boolean;
 }
 
 /** Settings of the SQL environment. */
@@ -40,15 +45,19 @@ const FLAGS = {
   backend: '--backend',
   image: '--image',
   compat: '--compat',
+  deterministic: '--deterministic',
   engine: '--engine',
   dbUrl: '--db-url',
   handicap: '--handicap',
 } as const;
 
 function given(settings: object | undefined): (keyof typeof FLAGS)[] {
-  return Object.entries(settings ?? {})
-    .filter(([, value]) => value !== undefined && value !== false)
-    .map(([key]) => key as keyof typeof FLAGS);
+  return (
+    Object.entries(settings ?? {})
+      // `--no-deterministic` is a setting given (false); a `false` elsewhere is a flag left out.
+      .filter(([key, value]) => value !== undefined && (value !== false || key === 'deterministic'))
+      .map(([key]) => key as keyof typeof FLAGS)
+  );
 }
 
 /** Checks the values of a configuration that do not depend on the environment (before anything loads). */

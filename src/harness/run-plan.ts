@@ -1,11 +1,12 @@
 import type { Env } from '../core/env.js';
-import { SandboxError } from '../core/errors.js';
+import { SandboxError, UsageError } from '../core/errors.js';
 import type { Registry } from '../core/registry.js';
 import type { Dataset, Task } from '../core/task.js';
 import type { DatasetSpec } from '../datasets/dataset-spec.js';
 import { type DatasetLocation, locateDataset } from '../datasets/resolve-dataset.js';
 import type { EnvDefinition, EnvFactory } from '../envs/env-definition.js';
 import { createEnvRegistry } from '../envs/env-registry.js';
+import { DETERMINISTIC_CLOCK_MS } from '../sandbox/deterministic-clock.js';
 import { createProviderRegistry, type SandboxProviderFactory } from '../sandbox/provider-registry.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { resolveEnvOption } from './resolve-env-option.js';
@@ -31,6 +32,10 @@ export interface RunSetupDescription {
   readonly handicap?: boolean;
   /** `--compat`, when given (Bash, Python). */
   readonly compat?: string;
+  /** Deterministic mode, for sandbox environments (see {@link RunPlan.deterministic}). */
+  readonly deterministic?: boolean;
+  /** In deterministic mode: whether the clock is pinned (the image has libfaketime). */
+  readonly clockPinned?: boolean;
 }
 
 /** A run opened: its dataset loaded, its sandbox backend checked, its environments ready to make. */
@@ -56,6 +61,11 @@ export class RunPlan {
   readonly definition: EnvDefinition;
   /** The sandbox backend's name, for sandbox environments. */
   readonly backend: string | undefined;
+  /**
+   * Deterministic mode of a sandbox environment's run: `--deterministic`, else on for registered
+   * datasets; with whether the image can pin the clock. Undefined for the SQL environment.
+   */
+  readonly deterministic: { readonly on: boolean; readonly clockPinned: boolean } | undefined;
   readonly #location: DatasetLocation;
   readonly #provider: SandboxProviderFactory | undefined;
 
@@ -65,7 +75,9 @@ export class RunPlan {
     definition: EnvDefinition,
     backend: string | undefined,
     provider: SandboxProviderFactory | undefined,
+    deterministic?: { readonly on: boolean; readonly clockPinned: boolean },
   ) {
+    this.deterministic = deterministic;
     this.config = config;
     this.#location = location;
     this.envName = location.env;
@@ -93,9 +105,19 @@ export class RunPlan {
     const backend = config.sandbox?.backend ?? 'bwrap';
     const factory = (registries.providers ?? createProviderRegistry()).get(backend);
     const image = config.sandbox?.image ?? definition.image;
-    // Providers allocate nothing until their first sandbox: this one only checks the image name.
-    if (image !== undefined) factory().checkImage(image);
-    return new RunPlan(config, location, definition, backend, factory);
+    // Providers allocate nothing until their first sandbox: this one only checks the image name
+    // and whether it has the library that pins the clock.
+    const provider = factory();
+    if (image !== undefined) provider.checkImage(image);
+    const deterministic = deterministicMode(config, location, provider, image);
+    return new RunPlan(config, location, definition, backend, factory, deterministic);
+  }
+
+  /** The summary's fields of the deterministic mode (none for the SQL environment). */
+  deterministicDescription(): Pick<RunSetupDescription, 'deterministic' | 'clockPinned'> {
+    const mode = this.deterministic;
+    if (!mode) return {};
+    return { deterministic: mode.on, ...(mode.on ? { clockPinned: mode.clockPinned } : {}) };
   }
 
   /** Loads the dataset (downloads and checks upstream files on first use). */
@@ -152,6 +174,7 @@ export class RunPlan {
           provider,
           ...(image ? { image } : {}),
           ...(sandbox.compat ? { compat: sandbox.compat } : {}),
+          ...(this.deterministic?.on ? { deterministic: { clockMs: DETERMINISTIC_CLOCK_MS } } : {}),
         },
         ...timeout,
       });
@@ -164,8 +187,33 @@ export class RunPlan {
       env: this.envName,
       backend: this.backend!,
       ...(this.config.sandbox?.compat ? { compat: this.config.sandbox.compat } : {}),
+      ...this.deterministicDescription(),
     });
   }
+}
+
+/**
+ * Deterministic mode of a sandbox run: asked for (`--deterministic`), or on by default for a
+ * registered dataset. Asked for on an image without libfaketime, it is a usage error; on by default
+ * there, it pins the rest and warns that the clock runs.
+ */
+function deterministicMode(
+  config: RunConfig,
+  location: DatasetLocation,
+  provider: SandboxProvider,
+  image: string | undefined,
+): { on: boolean; clockPinned: boolean } {
+  const asked = config.sandbox?.deterministic;
+  const on = asked ?? location.registered;
+  if (!on) return { on, clockPinned: false };
+  const name = image ?? provider.defaultImage;
+  const clockPinned = (provider.clockLibrary?.(name) ?? null) !== null;
+  if (!clockPinned) {
+    const why = `image ${name} has no libfaketime (the Debian package libfaketime) to pin the clock with`;
+    if (asked) throw new UsageError(`--deterministic: ${why}; without --deterministic the clock runs`);
+    process.emitWarning(`deterministic mode without a pinned clock: ${why}`, 'IntercodeWarning');
+  }
+  return { on, clockPinned };
 }
 
 /** Without this, every episode would be recorded as failed and the run would "succeed". */

@@ -19,6 +19,8 @@ export interface ReportSetting {
   readonly handicap: boolean;
   readonly compat?: string;
   readonly engine?: string;
+  /** Deterministic mode (`--deterministic`); runs that differ in it are not combined. */
+  readonly deterministic?: boolean;
 }
 
 /** A figure of a run beside the paper's figure for the same setting. */
@@ -75,6 +77,7 @@ function settingOf(run: RunDirectory): ReportSetting {
     handicap: summary.handicap ?? false,
     ...(summary.compat !== undefined ? { compat: summary.compat } : {}),
     ...(summary.engine !== undefined ? { engine: summary.engine } : {}),
+    ...(summary.deterministic !== undefined ? { deterministic: summary.deterministic } : {}),
   };
 }
 
@@ -149,7 +152,16 @@ export function combinedReport(runs: readonly RunDirectory[]): RunReport {
   const first = settings[0]!;
   // The same model: the same paper model (replays of the paper's per-file-system files), else the same --model.
   const key = (s: ReportSetting) =>
-    JSON.stringify([s.env, s.paperModel ?? s.model, s.strategy, s.maxTurns, s.handicap, s.compat, s.engine]);
+    JSON.stringify([
+      s.env,
+      s.paperModel ?? s.model,
+      s.strategy,
+      s.maxTurns,
+      s.handicap,
+      s.compat,
+      s.engine,
+      s.deterministic,
+    ]);
   const dataset = combinedDataset(settings.map((s) => s.dataset));
   const shared = settings.every((s) => key(s) === key(first)) && dataset !== undefined;
   const { model: _model, ...withoutModel } = first;

@@ -1,5 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { SandboxError } from '../core/errors.js';
+import { clocklessLayer } from './clockless-layer.js';
+import { deterministicEnv } from './deterministic-clock.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -47,6 +49,13 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
   abstract check(): Promise<ProviderCheck>;
   abstract close(): Promise<void>;
 
+  /** libfaketime's path inside a parsed image, or null (see `SandboxProvider.clockLibrary`). */
+  protected abstract clockLibraryOf(image: Image): string | null;
+
+  clockLibrary(image: string): string | null {
+    return this.clockLibraryOf(this.imageRef(image));
+  }
+
   /** Throws a SandboxError when a layer path cannot be used; any absolute path by default. */
   protected checkLayer(path: string): void {
     if (!isAbsolute(path)) {
@@ -68,15 +77,19 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
     const cwd = spec.cwd ?? '/';
     if (!isAbsolute(cwd))
       throw new SandboxError('SANDBOX_INVALID_SPEC', `cwd must be an absolute path: ${cwd}`);
-    const layers = spec.layers ?? [];
-    for (const layer of layers) this.checkLayer(layer);
     const image = this.imageRef(spec.image ?? this.defaultImage);
+    const library = spec.deterministic ? this.clockLibraryOf(image) : null;
+    // A pinned clock comes with the wrappers of the programs that hang under it (lowest layer).
+    const layers = [...(library !== null ? [clocklessLayer()] : []), ...(spec.layers ?? [])];
+    for (const layer of layers) this.checkLayer(layer);
     let created: S | undefined;
     const sandbox = await this.open({
       image,
       layers,
       limits: { ...DEFAULT_LIMITS, ...spec.limits },
-      env: spec.env ?? {},
+      env: spec.deterministic
+        ? { ...deterministicEnv(spec.deterministic, library), ...spec.env }
+        : (spec.env ?? {}),
       cwd,
       timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,

@@ -52,6 +52,15 @@ export interface SandboxSpec {
   readonly maxOutputBytes?: number;
   /** Free-form label, shown by `intercode doctor` and in process listings. */
   readonly label?: string;
+  /**
+   * Pins what makes outputs differ between runs: the time zone (UTC), the locale (C.UTF-8), Python's
+   * hash seed, and, where the image has libfaketime (`SandboxProvider.clockLibrary`), the clock: every
+   * program starts with it at `clockMs` (see `deterministic-clock.ts`). Host name and umask are
+   * pinned in every sandbox. `shiftFileTimes`: programs see file times shifted like their clock (the
+   * real time a file was written, moved by the clock's offset), as layer builds need; by default they
+   * see them as they are.
+   */
+  readonly deterministic?: { readonly clockMs: number; readonly shiftFileTimes?: boolean };
 }
 
 export interface ExecOptions {
@@ -186,6 +195,11 @@ export interface SandboxProvider {
    * a backend that falls back to rlimits says so here.
    */
   limitGuarantees?(): LimitGuarantees;
+  /**
+   * Where `image` has libfaketime, which a `deterministic` spec needs to pin the clock; null when it
+   * has none (the clock then runs as the host's) or when the backend cannot tell (a foreign image).
+   */
+  clockLibrary?(image: string): string | null;
   /** Closes every sandbox of this provider and its helpers. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
+import { determinismCases } from './cases/determinism.js';
 import { execCases } from './cases/exec.js';
 import { fileCases } from './cases/files.js';
 import { imageCases } from './cases/images.js';
@@ -61,6 +62,7 @@ export function describeSandboxConformance(
       imageCases(it, context);
       resetDiffCases(it, context);
       scaleCases(it, context);
+      determinismCases(it, context);
     });
 
     // Last, once the shared provider is closed: these cases check that nothing of this process is left.

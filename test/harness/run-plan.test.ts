@@ -1,9 +1,13 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../../src/core/registry.js';
 import type { Dataset } from '../../src/core/task.js';
 import type { DatasetSpec } from '../../src/datasets/dataset-spec.js';
 import type { RunConfig } from '../../src/harness/run-config.js';
 import { planRun } from '../../src/harness/run-plan.js';
+import { faketimeMissing } from '../support/missing-components.js';
 
 /** A registry of one dataset per environment whose loads are counted: planning must never load. */
 function countingDatasets() {
@@ -126,5 +130,39 @@ describe('planRun: every setting is checked against the environment before anyth
     const opened = await plain.open(await plain.loadDataset());
     await opened.close();
     expect(opened.description).not.toHaveProperty('handicap');
+  });
+
+  it('turns deterministic mode on for registered datasets and off for task files, and checks the clock up front', async () => {
+    const { registry, loads } = countingDatasets();
+    const clockPinned = faketimeMissing() === null;
+    const bash = await planRun({ dataset: 'test/bash' }, { datasets: registry });
+    expect(bash.deterministic).toEqual({ on: true, clockPinned });
+    expect(bash.deterministicDescription()).toEqual({ deterministic: true, clockPinned });
+    const off = await planRun(
+      { dataset: 'test/bash', sandbox: { deterministic: false } },
+      { datasets: registry },
+    );
+    expect(off.deterministicDescription()).toEqual({ deterministic: false });
+    const dir = mkdtempSync(join(tmpdir(), 'intercode-plan-'));
+    const tasks = join(dir, 'tasks.json');
+    writeFileSync(tasks, '[{"query": "q", "gold": "ls"}]');
+    const file = await planRun({ dataset: tasks, env: 'bash' }, { datasets: registry });
+    expect(file.deterministic).toEqual({ on: false, clockPinned: false });
+    const sql = await planRun({ dataset: 'test/sql' }, { datasets: registry });
+    expect(sql.deterministic).toBeUndefined();
+    expect(sql.deterministicDescription()).toEqual({});
+    expect(loads).toEqual([]);
+    // An image without libfaketime cannot pin the clock: asked for, that is an error before any work.
+    expect(
+      await planError({ dataset: 'test/bash', sandbox: { image: `dir:${dir}`, deterministic: true } }),
+    ).toBe(
+      `--deterministic: image dir:${dir} has no libfaketime (the Debian package libfaketime) to pin the clock with; without --deterministic the clock runs`,
+    );
+    expect(await planError({ dataset: 'test/sql', sandbox: { deterministic: true } })).toMatch(
+      /^--deterministic: sql does not run in sandboxes/,
+    );
+    expect(await planError({ dataset: 'test/sql', sandbox: { deterministic: false } })).toMatch(
+      /^--deterministic: sql does not run in sandboxes/,
+    );
   });
 });

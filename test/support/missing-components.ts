@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { CheckItem } from '../../src/core/host/check-item.js';
+import { clockLibraryUnder } from '../../src/sandbox/deterministic-clock.js';
 import { dockerClient, dockerEndpoint } from '../../src/sandbox/docker/docker-client.js';
 import { BwrapProvider } from '../../src/sandbox/index.js';
 import { checkSqlEngines } from '../../src/sql/server/check-sql-engines.js';
@@ -63,4 +64,11 @@ export function redisMissing(): string | null {
     .split(':')
     .some((dir) => dir !== '' && existsSync(`${dir}/redis-server`));
   return found ? null : 'redis-server is not installed (fix: apt-get install redis-server)';
+}
+
+/** Why libfaketime (the clock of deterministic sandboxes) is not on this machine, or null. */
+export function faketimeMissing(): string | null {
+  return clockLibraryUnder('/') === null
+    ? 'libfaketime is not installed (fix: apt-get install libfaketime)'
+    : null;
 }

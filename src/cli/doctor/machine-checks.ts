@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { CheckItem } from '../../core/host/check-item.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
+import { clockLibraryUnder } from '../../sandbox/deterministic-clock.js';
 import { debianImageStatus, imageProfiles, mmdebstrapAvailable } from '../../sandbox/images/index.js';
 import { checkSqlEngines } from '../../sql/server/check-sql-engines.js';
 
@@ -111,6 +112,14 @@ export async function environmentChecks(): Promise<CheckItem[]> {
     optional: true,
     detail: python ? `/usr/bin/python3: ${python}` : '/usr/bin/python3 not found',
     fix: 'apt-get install -y python3',
+  });
+  const clock = clockLibraryUnder('/');
+  items.push({
+    name: 'libfaketime (the clock of deterministic mode, host image)',
+    ok: clock !== null,
+    optional: true,
+    detail: clock ?? 'not installed: deterministic runs on the host image leave the clock running',
+    fix: 'apt-get install -y libfaketime',
   });
   let sqlite: string | null = null;
   try {

@@ -122,7 +122,13 @@ export class BashEnv implements Env {
     let layers = this.#layers.get(path);
     if (!layers) {
       const image = this.#options.image ?? this.#options.provider.defaultImage;
-      const options = taskLayerOptions(this.#options.dataset, task, image, this.#ignored);
+      const options = taskLayerOptions(
+        this.#options.dataset,
+        task,
+        image,
+        this.#ignored,
+        this.#options.deterministic?.clockMs,
+      );
       layers = (options ? scriptLayer(this.#options.provider, options) : Promise.resolve(null)).then(
         (layer) => (layer ? [layer] : []),
       );
@@ -142,6 +148,7 @@ export class BashEnv implements Env {
       layers,
       timeoutMs: this.#options.actionTimeoutMs ?? 10_000,
       ...(this.#options.maxOutputBytes ? { maxOutputBytes: this.#options.maxOutputBytes } : {}),
+      ...(this.#options.deterministic ? { deterministic: this.#options.deterministic } : {}),
     };
     const made = await Promise.allSettled([
       this.#options.provider.create({ ...spec, label: 'agent' }),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
+  lutimesSync,
   mkdirSync,
   readdirSync,
   renameSync,
@@ -12,6 +13,7 @@ import {
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import { cacheDir } from '../../core/host/cache-dir.js';
+import { LAYER_AGE_MS } from '../../sandbox/deterministic-clock.js';
 import { imageIdentity } from '../../sandbox/images/image-identity.js';
 import type { SandboxProvider } from '../../sandbox/sandbox.js';
 
@@ -30,6 +32,14 @@ export interface ScriptLayerOptions {
    */
   readonly keepEmptyUnder: ReadonlySet<string>;
   readonly timeoutMs?: number;
+  /**
+   * A deterministic layer for episodes whose clock starts at this instant (`SandboxSpec.deterministic`):
+   * the script runs with its clock {@link LAYER_AGE_MS} earlier (the times it reads of the files it
+   * wrote shifted alike, so an archive it makes stores that instant), and every time it set to "now"
+   * (the files it wrote, the directories it changed) is pinned to that instant; times it set itself
+   * (`touch -t`) are kept. Cached apart from the plain layer.
+   */
+  readonly pinnedClockMs?: number;
 }
 
 const inFlight = new Map<string, Promise<string>>();
@@ -62,11 +72,12 @@ export function scriptLayerStatus(options: ScriptLayerOptions): {
 } {
   const key = createHash('sha256')
     .update(
-      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.script}`,
+      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.pinnedClockMs ?? 'unpinned'}\n${options.script}`,
     )
     .digest('hex')
     .slice(0, 16);
-  const base = join(cacheDir(), 'layers', `${options.name}-${key}`);
+  const name = options.pinnedClockMs === undefined ? options.name : `${options.name}-pinned`;
+  const base = join(cacheDir(), 'layers', `${name}-${key}`);
   return { key, base, layer: join(base, 'layer'), built: existsSync(join(base, 'complete')) };
 }
 
@@ -74,7 +85,16 @@ async function build(provider: SandboxProvider, options: ScriptLayerOptions, bas
   const staging = `${base}.tmp-${process.pid}-${Date.now()}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const sandbox = await provider.create({ image: options.image, label: `build-${options.name}` });
+  const madeAtMs = options.pinnedClockMs === undefined ? undefined : options.pinnedClockMs - LAYER_AGE_MS;
+  const sandbox = await provider.create({
+    image: options.image,
+    label: `build-${options.name}`,
+    // Half a second past the instant, with file times shifted like the clock: a file the script wrote
+    // shows as written at that instant to its later commands (`tar` stores 11:00:00, not today).
+    ...(madeAtMs !== undefined ? { deterministic: { clockMs: madeAtMs + 500, shiftFileTimes: true } } : {}),
+  });
+  // Kernel file times have a 1 s margin below the start (coarse timestamps lag the clock a tick).
+  const startedMs = Date.now() - 1000;
   try {
     const result = await sandbox.exec('bash -s', {
       stdin: options.script,
@@ -100,6 +120,7 @@ async function build(provider: SandboxProvider, options: ScriptLayerOptions, bas
     await sandbox.close();
   }
   removeCleanedDirectories(join(staging, 'layer'), options.keepEmptyUnder);
+  if (madeAtMs !== undefined) pinFileTimes(join(staging, 'layer'), startedMs, madeAtMs);
   writeFileSync(join(staging, 'complete'), '');
   try {
     renameSync(staging, base);
@@ -107,6 +128,24 @@ async function build(provider: SandboxProvider, options: ScriptLayerOptions, bas
     rmSync(staging, { recursive: true, force: true });
   }
   return join(base, 'layer');
+}
+
+/**
+ * Sets every access or modification time of the layer that is at or after `sinceMs` (set by the
+ * kernel while the script ran) to `atMs`; earlier ones were set by the script and are kept.
+ */
+function pinFileTimes(layer: string, sinceMs: number, atMs: number): void {
+  const at = atMs / 1000;
+  const visit = (path: string): void => {
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
+    const atime = stat.atimeMs >= sinceMs ? at : stat.atimeMs / 1000;
+    const mtime = stat.mtimeMs >= sinceMs ? at : stat.mtimeMs / 1000;
+    // Reading a directory may have moved its access time: it is always set back.
+    if (stat.isDirectory() || atime !== stat.atimeMs / 1000 || mtime !== stat.mtimeMs / 1000)
+      lutimesSync(path, atime, mtime);
+  };
+  visit(layer);
 }
 
 /** Removes directories that hold no file at any depth, outside the kept top-level folders. */

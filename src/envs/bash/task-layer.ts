@@ -19,6 +19,7 @@ export function taskLayerOptions(
   task: Task,
   image: string,
   ignored: ReadonlySet<string> = ignoredFolders(dataset),
+  clockMs?: number,
 ): (ScriptLayerOptions & { readonly scriptPath: string }) | null {
   const assets = dataset.assets;
   const fileSystem = typeof task.meta.fileSystem === 'string' ? task.meta.fileSystem : task.group;
@@ -29,6 +30,7 @@ export function taskLayerOptions(
     script: readFileSync(path, 'utf8'),
     image,
     keepEmptyUnder: ignored,
+    ...(clockMs !== undefined ? { pinnedClockMs: clockMs } : {}),
     scriptPath: path,
   };
 }

@@ -100,6 +100,7 @@ export class PythonEnv implements Env {
         image: this.#options.image ?? this.#options.provider.defaultImage,
         timeoutMs: this.#timeoutMs,
         maxOutputBytes: this.#maxOutputBytes,
+        ...(this.#options.deterministic ? { deterministic: this.#options.deterministic } : {}),
       };
       const created = Promise.allSettled([
         this.#options.provider.create({ ...spec, label: 'python-agent' }),
@@ -132,7 +133,10 @@ export class PythonEnv implements Env {
     if (box.interpreter?.alive) return box.interpreter;
     box.interpreter?.close();
     box.interpreter = undefined;
-    box.interpreter = await startInterpreter(box.sandbox, this.#memoryBytes);
+    box.interpreter = await startInterpreter(box.sandbox, {
+      memoryBytes: this.#memoryBytes,
+      ...(this.#options.deterministic ? { hashSeedFromEnv: true } : {}),
+    });
     return box.interpreter;
   }
 

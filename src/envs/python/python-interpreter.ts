@@ -97,6 +97,13 @@ interface Pending {
 export interface InterpreterOptions {
   /** Address-space limit of each worker, bytes. */
   readonly memoryBytes: number;
+  /**
+   * Take Python's hash seed from the sandbox's `PYTHONHASHSEED` (deterministic mode). Isolated mode
+   * (`-I`) ignores it, so the interpreter then runs with `-s -P` (no user site, no script folder on
+   * the path: Python 3.11 or newer) and honours the sandbox's `PYTHON*` variables, which only the
+   * project sets.
+   */
+  readonly hashSeedFromEnv?: boolean;
 }
 
 /** Time the driver gets to answer a request beyond the time limits of its codes. */
@@ -150,7 +157,7 @@ export class PythonInterpreter {
     const process = await sandbox.spawn([
       '/usr/bin/python3',
       '-u',
-      '-I',
+      ...(options.hashSeedFromEnv ? ['-s', '-P'] : ['-I']),
       '-B',
       '-c',
       pythonDriverSource(),

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxError } from '../../core/errors.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
-import { PythonInterpreter } from './python-interpreter.js';
+import { type InterpreterOptions, PythonInterpreter } from './python-interpreter.js';
 
 /** Starts of an interpreter tried before giving up (waits of 0.1, 0.2, … s between them). */
 const START_ATTEMPTS = 8;
@@ -11,10 +11,13 @@ const START_ATTEMPTS = 8;
  * fork bomb fills the sandbox's process limit until the kernel has reaped them): it is tried again for
  * a few seconds.
  */
-export async function startInterpreter(sandbox: Sandbox, memoryBytes: number): Promise<PythonInterpreter> {
+export async function startInterpreter(
+  sandbox: Sandbox,
+  options: InterpreterOptions,
+): Promise<PythonInterpreter> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await PythonInterpreter.start(sandbox, { memoryBytes });
+      return await PythonInterpreter.start(sandbox, options);
     } catch (error) {
       const startFailed = error instanceof SandboxError && error.code === 'SANDBOX_START_FAILED';
       if (!startFailed || attempt >= START_ATTEMPTS) throw error;

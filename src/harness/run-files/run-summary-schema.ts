@@ -22,6 +22,10 @@ export const runDescriptionSchema = z.object({
   handicap: z.boolean().optional(),
   /** `fixed` or `upstream` (`--compat`), for the environments that have both; version 2. */
   compat: z.string().optional(),
+  /** Deterministic mode (`--deterministic`, default on for built-in datasets); sandbox environments. */
+  deterministic: z.boolean().optional(),
+  /** In deterministic mode: whether the clock was pinned (the image has libfaketime). */
+  clockPinned: z.boolean().optional(),
 });
 
 /**

@@ -6,10 +6,12 @@ import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
 import { reapStaleRuntimeDirs, runtimeDir } from '../../core/host/runtime-dir.js';
 import { BaseProvider, type OpenSpec } from '../base-provider.js';
 import { Cgroup, detectCgroups, reapStaleCgroups } from '../cgroups.js';
+import { clockLibraryPath, clockLibraryUnder } from '../deterministic-clock.js';
 import { hostPython } from '../host-python.js';
 import { type ImageRef, imageRefOn } from '../image-ref.js';
 import { builtDebianImage } from '../images/debian-image.js';
 import { prepareHostImage } from '../images/host-image.js';
+import { profileHasClockLibrary } from '../images/image-profiles.js';
 import { FULL_LIMIT_GUARANTEES, type LimitGuarantees, RLIMIT_ONLY_GUARANTEES } from '../limit-guarantees.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import type { ProviderCheck } from '../sandbox.js';
@@ -76,6 +78,17 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
         throw new SandboxError('SANDBOX_INVALID_SPEC', `image directory does not exist: ${ref.path}`);
     }
     return ref;
+  }
+
+  protected clockLibraryOf(image: BwrapImageRef): string | null {
+    switch (image.kind) {
+      case 'host':
+        return clockLibraryUnder('/');
+      case 'dir':
+        return clockLibraryUnder(image.path);
+      case 'debian':
+        return profileHasClockLibrary(image.profile) ? clockLibraryPath() : null;
+    }
   }
 
   /** The overlay's layers must fit its mount options. */

@@ -87,9 +87,12 @@ export class BwrapSandbox extends BaseSandbox {
     return args;
   }
 
-  /** rlimits set by the shell before any user code: they apply to everything it starts. */
+  /**
+   * rlimits and the umask (022, as in a container, whatever the caller's), set by the shell before
+   * any user code: they apply to everything it starts.
+   */
   #prelude(): string {
-    return rlimitPrelude(this.#config.limits, this.#config.cgroup !== null);
+    return `umask 022; ${rlimitPrelude(this.#config.limits, this.#config.cgroup !== null)}`;
   }
 
   #launch(

@@ -1,5 +1,5 @@
 import type { ProviderCheck, Sandbox, SandboxProvider, SandboxSpec } from '../sandbox.js';
-import { DOCKER_DEFAULT_IMAGE, dockerImageRef } from './docker-image-ref.js';
+import { DOCKER_DEFAULT_IMAGE, dockerClockLibrary, dockerImageRef } from './docker-image-ref.js';
 import type { DockerProvider } from './docker-provider.js';
 
 /**
@@ -19,6 +19,10 @@ export class DockerBackend implements SandboxProvider {
   /** Checked without loading the Docker client or reaching the daemon. */
   checkImage(image: string): void {
     dockerImageRef(image);
+  }
+
+  clockLibrary(image: string): string | null {
+    return dockerClockLibrary(dockerImageRef(image));
   }
 
   async create(spec?: SandboxSpec): Promise<Sandbox> {

@@ -1,4 +1,6 @@
+import { clockLibraryPath } from '../deterministic-clock.js';
 import { type ImageRef, imageRefOn } from '../image-ref.js';
+import { profileHasClockLibrary } from '../images/image-profiles.js';
 
 /** The image a docker sandbox gets when the spec names none. */
 export const DOCKER_DEFAULT_IMAGE = 'debian';
@@ -16,4 +18,12 @@ export function dockerImageRef(image: string): DockerImageRef {
     kinds: ['debian', 'docker'],
     usage: 'debian, debian:<profile> or docker:<name>',
   });
+}
+
+/**
+ * libfaketime's path in a docker image: the project's Debian images have it; what a foreign image
+ * (`docker:<name>`) has is not known up front (null).
+ */
+export function dockerClockLibrary(ref: DockerImageRef): string | null {
+  return ref.kind === 'debian' && profileHasClockLibrary(ref.profile) ? clockLibraryPath() : null;
 }

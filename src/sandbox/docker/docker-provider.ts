@@ -10,7 +10,12 @@ import { checkDocker, diskQuotaSupported } from './docker-check.js';
 import { reapDeadOwners } from './docker-clean.js';
 import { dockerClient } from './docker-client.js';
 import { containerSpec, LABEL } from './docker-container.js';
-import { DOCKER_DEFAULT_IMAGE, type DockerImageRef, dockerImageRef } from './docker-image-ref.js';
+import {
+  DOCKER_DEFAULT_IMAGE,
+  type DockerImageRef,
+  dockerClockLibrary,
+  dockerImageRef,
+} from './docker-image-ref.js';
 import { layeredImage, resolveDockerImage } from './docker-images.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { LocalLayerDiff } from './local-layer-diff.js';
@@ -88,6 +93,10 @@ export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> 
 
   protected imageRef(image: string): DockerImageRef {
     return dockerImageRef(image);
+  }
+
+  protected clockLibraryOf(image: DockerImageRef): string | null {
+    return dockerClockLibrary(image);
   }
 
   protected async open({

@@ -60,6 +60,8 @@ const BASH_PACKAGES = [
   'iputils-ping',
   'rename',
   'python3-minimal',
+  // The clock of deterministic sandboxes (`SandboxSpec.deterministic`); loaded only there.
+  'libfaketime',
 ] as const;
 
 /** What upstream's CTF image installs (Debian names), plus a Java compiler for the Java tasks. */
@@ -114,6 +116,11 @@ const PROFILES: readonly ImageProfile[] = [
     }),
   ),
 ];
+
+/** Whether the root profile `name` installs libfaketime (every profile does: they build on bash). */
+export function profileHasClockLibrary(name: string): boolean {
+  return rootProfile(name).packages.includes('libfaketime');
+}
 
 /** Every declared image profile, roots first. */
 export function imageProfiles(): readonly ImageProfile[] {

@@ -120,6 +120,7 @@ export class ServeRecorder {
       config.sandbox?.backend !== usual.sandbox?.backend ? config.sandbox?.backend : undefined,
       config.sandbox?.image !== usual.sandbox?.image ? config.sandbox?.image : undefined,
       config.sandbox?.compat !== usual.sandbox?.compat ? config.sandbox?.compat : undefined,
+      config.sandbox?.deterministic === false ? 'nondeterministic' : undefined,
       config.sql?.handicap && !usual.sql?.handicap ? 'handicap' : undefined,
       ended.maxTurns !== defaults.maxTurns ? `${ended.maxTurns}turns` : undefined,
     ].filter((part): part is string => part !== undefined);

@@ -136,6 +136,7 @@ export function sessionRunConfig(
     ...(backend !== undefined ? { backend } : {}),
     ...(image !== undefined ? { image } : {}),
     ...(params.compat !== undefined ? { compat: params.compat as Compat } : {}),
+    ...(params.deterministic !== undefined ? { deterministic: params.deterministic } : {}),
   };
   return {
     dataset,

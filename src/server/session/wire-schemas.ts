@@ -80,6 +80,11 @@ const envOptionShape = {
   backend: z.string().describe('Sandbox backend: bwrap, docker (sandbox datasets only).'),
   image: z.string().describe('Sandbox image (sandbox datasets only).'),
   compat: z.string().describe('Upstream mode (bash and python only).'),
+  deterministic: z
+    .boolean()
+    .describe(
+      'Pin the clock, time zone, locale, hash seed and task file times (sandbox datasets; default on).',
+    ),
 } as const;
 
 /** Body of `POST /intercode/sessions`: reset params minus the task choice. */

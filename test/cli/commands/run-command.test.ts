@@ -115,6 +115,9 @@ describe('intercode run', () => {
       env: 'bash',
       agent: 'gold',
       backend: 'bwrap',
+      // A registered dataset: deterministic by default (CI installs libfaketime).
+      deterministic: true,
+      clockPinned: true,
       n: 30,
       solved: 30,
       successRate: 1,
