@@ -22,6 +22,11 @@ export interface OpenSpec<Image> {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly label?: string;
+  /**
+   * The upper layer of an open sandbox of the same spec (its processes stopped) that the new
+   * sandbox's writable layer starts as a copy of (`Sandbox.fork`); backends that can copy one.
+   */
+  readonly seed?: string;
   /** For the sandbox to call once it is closed: the provider forgets it. */
   readonly onClose: () => void;
 }
@@ -71,8 +76,7 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
     const layers = spec.layers ?? [];
     for (const layer of layers) this.checkLayer(layer);
     const image = this.imageRef(spec.image ?? this.defaultImage);
-    let created: S | undefined;
-    const sandbox = await this.open({
+    return this.openTracked({
       image,
       layers,
       limits: { ...DEFAULT_LIMITS, ...spec.limits },
@@ -81,6 +85,17 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
       timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       ...(spec.label ? { label: spec.label } : {}),
+    });
+  }
+
+  /**
+   * Opens a sandbox of a checked spec and keeps it among the open ones until it is closed: what
+   * `create` does once the spec is checked, and how a backend opens the copies of a sandbox.
+   */
+  protected async openTracked(spec: Omit<OpenSpec<Image>, 'onClose'>): Promise<S> {
+    let created: S | undefined;
+    const sandbox = await this.open({
+      ...spec,
       onClose: () => {
         if (created) this.#sandboxes.delete(created);
       },

@@ -34,6 +34,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/datasets/demo/demo-sql.gold.test.ts',
   // Environments and the runner in real sandboxes.
   'test/envs/bash/bash-env.test.ts',
+  'test/envs/bash/bash-env-fork.test.ts',
   'test/envs/bash/bash-env.hostile.test.ts',
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',

@@ -150,7 +150,17 @@ def idmapped_lowers(d, lowers):
         out.append(target)
     return out
 
-def mount_box(d, lowers, size):
+def copy_upper(seed, upper):
+    """Copies another sandbox's upper layer (stopped by the caller) into a new one, before its overlay
+    is mounted: cp -a keeps whiteouts, opaque markers, owners (as stored: the sandbox's own ids),
+    modes, times and hard links, and copies links as links, never reading through one."""
+    try:
+        subprocess.run(['cp', '-a', '--preserve=all', seed + '/.', upper], check=True, capture_output=True,
+                       preexec_fn=lambda: libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0))
+    except subprocess.CalledProcessError as ex:
+        raise OSError('cp failed: ' + ex.stderr.decode('utf-8', 'replace').strip()[-500:])
+
+def mount_box(d, lowers, size, seed=None):
     t, root = os.path.join(d, 't'), os.path.join(d, 'root')
     os.makedirs(t, exist_ok=True)
     os.makedirs(root, exist_ok=True)
@@ -158,6 +168,8 @@ def mount_box(d, lowers, size):
     os.mkdir(os.path.join(t, 'upper'), 0o755)
     os.mkdir(os.path.join(t, 'work'), 0o755)
     try:
+        if seed:
+            copy_upper(seed, os.path.join(t, 'upper'))
         if userns_fd is not None:
             lowers = idmapped_lowers(d, lowers)
             upper = os.path.join(d, 'u')
