@@ -62,13 +62,25 @@ describe('BashEnv.fork on bwrap', () => {
     needs(noBwrap);
     const original = bashEnv();
     await original.reset({ index: at('count-python-files') });
-    await out(original, 'echo before > /demo/forked.txt && rm /demo/notes/todo.txt');
+    // A new file, a deleted task file (a whiteout), a task folder replaced by a new one (opaque), a
+    // hard link, a symbolic link and a FIFO.
+    await out(
+      original,
+      'echo before > /demo/forked.txt && rm /demo/notes/todo.txt && rm -r /demo/data && mkdir /demo/data && ' +
+        'echo new > /demo/data/only.txt && ln /demo/forked.txt /demo/hard.txt && ln -s /demo/forked.txt /demo/soft && ' +
+        'mkfifo /demo/fifo',
+    );
+    const layout =
+      'ls -A /demo/data; stat -c "%h %F" /demo/hard.txt /demo/soft /demo/fifo; readlink /demo/soft';
+    const expectedLayout = await out(original, layout);
+    expect(expectedLayout).toBe('only.txt\n2 regular file\n1 symbolic link\n1 fifo\n/demo/forked.txt\n');
     const [a, b, c] = await forked(original, 3);
     if (!a || !b || !c) throw new Error('three copies expected');
     // Each copy starts with the original's changes: the new file, and the deleted task file.
     for (const copy of [a, b, c]) {
       expect(await out(copy, 'cat /demo/forked.txt')).toBe('before\n');
       expect((await copy.step('test -e /demo/notes/todo.txt')).info.admissible).toBe(false);
+      expect(await out(copy, layout)).toBe(expectedLayout);
     }
     await out(a, 'rm /demo/forked.txt');
     await out(b, 'echo b > /demo/forked.txt && echo only-b > /demo/b.txt');
@@ -113,7 +125,7 @@ describe('BashEnv.fork on bwrap', () => {
     if (!copy) throw new Error('a copy expected');
     const probe =
       'pwd; dirs; printf "%q\\n" "$plain"; echo "$EXPORTED"; bash -c \'echo "$EXPORTED"\'; greet you; ll; umask; ' +
-      'shopt -p extglob; [[ -o pipefail ]] && echo pipefail; declare -p map'
+      'shopt -p extglob; [[ -o pipefail ]] && echo pipefail; declare -p map';
     const expected = await out(original, probe);
     expect(expected).toBe(
       [
