@@ -167,7 +167,7 @@ export const STATE_EXPORT_COMMAND = '# intercode: export the session state';
 /** The largest session state that is exported, bytes. */
 export const MAX_STATE_BYTES = 16 * 1024 * 1024;
 /** The most fields a session state that is exported may have (the directory stack is one field per entry). */
-const MAX_STATE_FIELDS = 65_536;
+const MAX_STATE_FIELDS = 4_096;
 
 /**
  * The export, run by the controller after it has read the request's nonce line (so that a state

@@ -216,6 +216,19 @@ describe('BashEnv.fork on bwrap', () => {
     expect(await out(original, 'pgrep -c sleep')).toBe('1\n');
   });
 
+  it('refuses to copy a shell state swapped for an endless file, within bounds, and leaves no copy open', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('count-python-files') });
+    // The state file lives on the shell's /dev; the agent's own command can replace it.
+    await original.step('ln -sf /dev/zero /dev/.intercode-state-$$; exit 0');
+    const open = provider.size;
+    await expect(original.fork(2)).rejects.toMatchObject({ code: 'SANDBOX_IO' });
+    expect(provider.size).toBe(open);
+  });
+
   it('forks in upstream compatibility mode: the emulated directory and the files', async ({ needs }) => {
     needs(noBwrap);
     const original = bashEnv({ compat: 'upstream' });
