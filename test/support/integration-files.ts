@@ -50,6 +50,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/server/session/env-session.bash.test.ts',
   // The environment server on a loopback port.
   'test/server/http/http-server.test.ts',
+  'test/server/http/session-fork.test.ts',
   'test/server/ws/ws-endpoint.test.ts',
   'test/server/ws/ws-sessions.bash.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
