@@ -13,18 +13,19 @@ import type {
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js';
-import type { ExecResult, Sandbox } from '../../sandbox/sandbox.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
 import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
+import { observationOf } from './observation-of.js';
 import { bashReward } from './reward/bash-reward.js';
 import { scriptLayer } from './script-layer.js';
 import { settleBackgroundJobs } from './settle-background-jobs.js';
 import { taskLayerOptions } from './task-layer.js';
-import { simplifyPath, upstreamCommandLine } from './upstream-command.js';
+import { upstreamStep } from './upstream-step.js';
 import { whileStopped } from './while-stopped.js';
 
 /**
@@ -52,19 +53,6 @@ const MAX_FORK_COUNT = 256;
 /** Reward 0 for a state the scorer could not walk within its bounds, with the reason. */
 function limitScore(reason: string): Score {
   return { value: 0, details: { scoreLimit: reason }, scoreLimit: reason };
-}
-
-function observationOf(result: ExecResult, timeoutMs: number): Observation {
-  const text = result.timedOut
-    ? `${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}[command timed out after ${timeoutMs / 1000} s]\n`
-    : result.output;
-  return {
-    text,
-    durationMs: result.durationMs,
-    ...(result.exitCode !== null ? { exitCode: result.exitCode } : {}),
-    ...(result.truncated ? { truncated: result.truncated } : {}),
-    ...(result.timedOut ? { timedOut: true } : {}),
-  };
 }
 
 /**
@@ -199,7 +187,17 @@ export class BashEnv implements Env {
     if (action.type === 'skip') return skipStep();
     if (action.type === 'submit') return submitStep(() => this.score(), this.#lastObservation);
     const timeoutMs = this.#options.actionTimeoutMs ?? 10_000;
-    if (this.#upstream) return this.#upstreamStep(boxes, action.code, timeoutMs);
+    if (this.#upstream) {
+      const { observation, admissible, workdir } = await upstreamStep(
+        boxes.agent,
+        this.#workdir,
+        action.code,
+        timeoutMs,
+      );
+      this.#workdir = workdir;
+      this.#lastObservation = observation.text;
+      return { observation, reward: 0, terminated: false, truncated: false, info: { admissible } };
+    }
     const result = await boxes.agent.session().run(action.code, { timeoutMs });
     const observation = observationOf(result, timeoutMs);
     this.#lastObservation = observation.text;
@@ -217,35 +215,6 @@ export class BashEnv implements Env {
 
   get #upstream(): boolean {
     return this.#options.compat === 'upstream';
-  }
-
-  /** One action the way upstream ran it: mangled quoting, a fresh process, an emulated `cd`. */
-  async #upstreamStep(boxes: Boxes, code: string, timeoutMs: number): Promise<StepResult> {
-    let line: string | null;
-    let cwd = this.#workdir;
-    let target: string | undefined;
-    if (code.startsWith('cd')) {
-      const at = code.indexOf('cd ');
-      target = at < 0 ? undefined : simplifyPath(this.#workdir, code.slice(at + 3).trim());
-      line = target === undefined ? null : upstreamCommandLine(`cd ${target}`);
-      cwd = '/';
-    } else {
-      line = upstreamCommandLine(code);
-    }
-    let observation: Observation;
-    let admissible = false;
-    if (line === null) {
-      observation = { text: 'Malformed command', durationMs: 0 };
-    } else {
-      const result = await boxes.agent.exec(line, { cwd, timeoutMs });
-      admissible = result.exitCode === 0 && !result.timedOut;
-      if (admissible && target !== undefined) this.#workdir = target;
-      observation = result.timedOut
-        ? { text: 'Command timed out', timedOut: true, durationMs: result.durationMs }
-        : observationOf(result, timeoutMs);
-    }
-    this.#lastObservation = observation.text;
-    return { observation, reward: 0, terminated: false, truncated: false, info: { admissible } };
   }
 
   /**
@@ -352,7 +321,14 @@ export class BashEnv implements Env {
     }
     const gold = await this.#gold!;
     const evaluator = boxes.evaluator;
-    if (!this.#goldDigests && evaluator) this.#goldDigests = goldDigests(evaluator, gold);
+    if (!this.#goldDigests && evaluator) {
+      const read = goldDigests(evaluator, gold);
+      this.#goldDigests = read;
+      // A failed read is not kept: scoring then asks the evaluation sandbox again, as before the fork.
+      read.catch(() => {
+        if (this.#goldDigests === read) this.#goldDigests = undefined;
+      });
+    }
     const digests = this.#goldDigests!;
     await digests;
     const leftover = await agent.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: 10_000 });
