@@ -24,6 +24,11 @@ export interface OpenSpec<Image> {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly label?: string;
+  /**
+   * The upper layer of an open sandbox of the same spec (its processes stopped) that the new
+   * sandbox's writable layer starts as a copy of (`Sandbox.fork`); backends that can copy one.
+   */
+  readonly seed?: string;
   /** For the sandbox to call once it is closed: the provider forgets it. */
   readonly onClose: () => void;
 }
@@ -82,8 +87,7 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
     // A pinned clock comes with the wrappers of the programs that hang under it (lowest layer).
     const layers = [...(library !== null ? [clocklessLayer()] : []), ...(spec.layers ?? [])];
     for (const layer of layers) this.checkLayer(layer);
-    let created: S | undefined;
-    const sandbox = await this.open({
+    return this.openTracked({
       image,
       layers,
       limits: { ...DEFAULT_LIMITS, ...spec.limits },
@@ -94,6 +98,17 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
       timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       ...(spec.label ? { label: spec.label } : {}),
+    });
+  }
+
+  /**
+   * Opens a sandbox of a checked spec and keeps it among the open ones until it is closed: what
+   * `create` does once the spec is checked, and how a backend opens the copies of a sandbox.
+   */
+  protected async openTracked(spec: Omit<OpenSpec<Image>, 'onClose'>): Promise<S> {
+    let created: S | undefined;
+    const sandbox = await this.open({
+      ...spec,
       onClose: () => {
         if (created) this.#sandboxes.delete(created);
       },

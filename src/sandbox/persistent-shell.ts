@@ -1,6 +1,12 @@
 import { SandboxError } from '../core/errors.js';
 import type { ExecResult, ShellSession } from './sandbox.js';
-import { returnToCwd, ShellRequest } from './shell-protocol.js';
+import {
+  MAX_STATE_BYTES,
+  returnToCwd,
+  ShellRequest,
+  STATE_EXPORT_COMMAND,
+  stateImportCommand,
+} from './shell-protocol.js';
 
 /** A running `bash` of some backend, as a persistent shell drives it. */
 export interface ShellProcess {
@@ -153,6 +159,39 @@ export class PersistentShell implements ShellSession {
       this.#running = running;
       process.write(request.request(command));
     });
+  }
+
+  /**
+   * The session's state (directory and stack, variables, functions, aliases, options, umask, traps,
+   * positional parameters) as the controller keeps it, for {@link importState} in another shell:
+   * read by the controller itself, so nothing of the session changes. Empty before the first
+   * command (a new shell has only its initial state). Throws `SANDBOX_IO` for a state past
+   * `MAX_STATE_BYTES`, or one the controller could not read.
+   */
+  async exportState(): Promise<string[]> {
+    const result = await this.run(STATE_EXPORT_COMMAND, {
+      maxOutputBytes: 4 * MAX_STATE_BYTES + 4096,
+      timeoutMs: Math.max(this.#options.timeoutMs, 10_000),
+    });
+    if (result.exitCode !== 0 || result.truncated || result.sessionRestarted) {
+      const why = result.exitCode === 1 ? `larger than ${MAX_STATE_BYTES} bytes` : 'unreadable';
+      throw new SandboxError('SANDBOX_IO', `cannot copy the shell's state: ${why}`);
+    }
+    return result.output.split('\n').filter((line) => line !== '');
+  }
+
+  /** Puts a state from {@link exportState} in place: the next command starts from it. */
+  async importState(words: readonly string[]): Promise<void> {
+    if (words.length === 0) return;
+    const result = await this.run(stateImportCommand(words), {
+      timeoutMs: Math.max(this.#options.timeoutMs, 10_000),
+    });
+    if (result.exitCode !== 0 || result.sessionRestarted) {
+      throw new SandboxError(
+        'SANDBOX_IO',
+        `cannot restore the shell's state: ${result.output.trim().split('\n').pop() || `exit ${result.exitCode}`}`,
+      );
+    }
   }
 
   #onData(chunk: Buffer): void {

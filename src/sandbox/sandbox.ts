@@ -156,6 +156,16 @@ export interface Sandbox {
    * of a later spec can stack on the same image (how task file systems are built and cached).
    */
   snapshot(directory: string): Promise<void>;
+  /**
+   * Optional: `count` new sandboxes of the same spec, each starting from this one's state: its file
+   * changes against the image (a copy of the writable layer, so a copy's `diff` is against the same
+   * pristine image and its `reset` goes back to it) and its main session's shell state (directory
+   * and stack, variables exported or not, functions, aliases, `shopt`/`set` options, umask, traps).
+   * Not copied: running processes (background jobs, `setsid` daemons), other sessions. This
+   * sandbox's processes are stopped while its layer is copied. A backend that cannot copy a
+   * writable layer has no `fork`.
+   */
+  fork?(count: number): Promise<Sandbox[]>;
   /** Memory and process figures, for benchmarks and diagnostics. */
   stats(): Promise<SandboxStats>;
   close(): Promise<void>;

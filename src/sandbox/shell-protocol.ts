@@ -145,12 +145,49 @@ for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$_
 : >| "${STATE_FILE}";
 ( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-if [[ -z $__ic_c ]]; then __ic_r=0; elif [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+if [[ -z $__ic_c ]]; then __ic_r=0; elif [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
+if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
 if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
 done`);
+}
+
+/**
+ * A request the controller answers itself (it only compares it, as for
+ * {@link LEFTOVER_PROCESSES_COMMAND}): the session's state as the last child wrote it, one field per
+ * line, each quoted with `printf %q` (reusable as a shell word whatever bytes it holds). No child
+ * runs, so nothing of the session changes (no trap fires, no variable moves). Exit code 1 when the
+ * state is past {@link MAX_STATE_BYTES} or {@link MAX_STATE_FIELDS}. What {@link stateImportCommand}
+ * takes back, in a new shell of a copy of the sandbox (`Sandbox.fork`).
+ */
+export const STATE_EXPORT_COMMAND = '# intercode: export the session state';
+
+/** The largest session state that is exported, bytes. */
+export const MAX_STATE_BYTES = 16 * 1024 * 1024;
+/** The most fields a session state that is exported may have (the directory stack is one field per entry). */
+const MAX_STATE_FIELDS = 4_096;
+
+/**
+ * The export, run by the controller after it has read the request's nonce line (so that a state
+ * file swapped for a link to the controller's own input finds nothing there to read). The file is
+ * opened read-write and read with a 1 s timeout per field, as the controller reads the directory:
+ * a FIFO put in its place cannot hold the controller.
+ */
+const STATE_EXPORT = `__ic_y=0; __ic_z=0; while IFS= read -r -d '' -t 1 __ic_x; do
+__ic_y=$((__ic_y + \${#__ic_x} + 1)); __ic_z=$((__ic_z + 1));
+if ((__ic_y > ${MAX_STATE_BYTES} || __ic_z > ${MAX_STATE_FIELDS})); then __ic_r=1; break; fi;
+builtin printf '%q\\n' "$__ic_x"; done <> "${STATE_FILE}";`;
+
+/**
+ * The command that puts an exported state (the lines of a {@link STATE_EXPORT_COMMAND} reply) in
+ * place in a new shell: it writes the state file and ends its child before the child would write
+ * the file itself (`exit` ends that command only), so the next command starts from that state.
+ * Nothing of it is evaluated but the quoted words the export printed.
+ */
+export function stateImportCommand(words: readonly string[]): string {
+  return `builtin printf '%s\\0' ${words.join(' ')} >| "${STATE_FILE}"; builtin exit 0`;
 }
 
 /** Joins the lines of a script (each ends where a new line may follow without a separator). */

@@ -57,6 +57,11 @@ export interface SandboxConformanceOptions {
    * on a daemon without `userns-remap` (the daemon decides; the provider cannot).
    */
   readonly unprivilegedHostIds?: boolean;
+  /**
+   * The backend's sandboxes can `fork` (default true); false for one that cannot copy a writable
+   * layer (docker), whose sandboxes must then have no `fork` at all.
+   */
+  readonly fork?: boolean;
   /** Sandboxes created at once in the concurrency case (default 32). */
   readonly concurrentSandboxes?: number;
   /** Commands run in one session in the endurance case (default 1000). */
@@ -70,6 +75,7 @@ export interface ResolvedOptions {
   readonly processesAreDescendants: boolean;
   readonly diskQuota: boolean;
   readonly unprivilegedHostIds: boolean;
+  readonly fork: boolean;
   readonly host: HostProbe | undefined;
   readonly concurrentSandboxes: number;
   readonly sessionCommands: number;
@@ -86,6 +92,7 @@ export function resolveOptions(options: SandboxConformanceOptions): ResolvedOpti
     processesAreDescendants: options.processesAreDescendants ?? true,
     diskQuota: options.diskQuota ?? true,
     unprivilegedHostIds: options.unprivilegedHostIds ?? true,
+    fork: options.fork ?? true,
     host: options.host,
     concurrentSandboxes: options.concurrentSandboxes ?? 32,
     sessionCommands: options.sessionCommands ?? 1000,

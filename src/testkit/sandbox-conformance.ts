@@ -3,6 +3,7 @@ import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { determinismCases } from './cases/determinism.js';
 import { execCases } from './cases/exec.js';
 import { fileCases } from './cases/files.js';
+import { forkCases } from './cases/fork.js';
 import { imageCases } from './cases/images.js';
 import { isolationCases } from './cases/isolation.js';
 import { lifecycleCases } from './cases/lifecycle.js';
@@ -23,7 +24,7 @@ import {
 /**
  * Registers the sandbox conformance suite: the cases every `SandboxProvider` must pass (sessions,
  * exec, output limits, time limits, resource limits, isolation from the host, files, images, reset
- * and diff, scale, and clean-up). Call it at the top level of a Vitest test file.
+ * and diff, fork, scale, and clean-up). Call it at the top level of a Vitest test file.
  */
 export function describeSandboxConformance(
   name: string,
@@ -61,6 +62,7 @@ export function describeSandboxConformance(
       fileCases(it);
       imageCases(it, context);
       resetDiffCases(it, context);
+      forkCases(it, context);
       scaleCases(it, context);
       determinismCases(it, context);
     });

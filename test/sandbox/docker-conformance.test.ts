@@ -29,6 +29,8 @@ if (reason) {
     spec: { image },
     // Containers are children of the daemon, not of this process.
     processesAreDescendants: false,
+    // A container's writable layer cannot be copied into a new container under the same image diff.
+    fork: false,
     diskQuota,
     unprivilegedHostIds,
     host: {

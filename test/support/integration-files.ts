@@ -34,6 +34,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/datasets/demo/demo-sql.gold.test.ts',
   // Environments and the runner in real sandboxes.
   'test/envs/bash/bash-env.test.ts',
+  'test/envs/bash/bash-env-fork.test.ts',
   'test/envs/bash/bash-env.hostile.test.ts',
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',
@@ -49,6 +50,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/server/session/env-session.bash.test.ts',
   // The environment server on a loopback port.
   'test/server/http/http-server.test.ts',
+  'test/server/http/session-fork.test.ts',
   'test/server/ws/ws-endpoint.test.ts',
   'test/server/ws/ws-sessions.bash.test.ts',
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).

@@ -1,26 +1,32 @@
 import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
-import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
+import type {
+  Env,
+  ForkResult,
+  Observation,
+  ResetInfo,
+  ResetOptions,
+  Score,
+  StepResult,
+} from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js';
-import type { ExecResult, Sandbox } from '../../sandbox/sandbox.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
-import {
-  type GitChange,
-  gitStatusChanges,
-  parseTopLevelIgnore,
-  UPSTREAM_IGNORED,
-} from './git-status-changes.js';
+import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
+import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
+import { observationOf } from './observation-of.js';
 import { bashReward } from './reward/bash-reward.js';
 import { scriptLayer } from './script-layer.js';
+import { settleBackgroundJobs } from './settle-background-jobs.js';
 import { taskLayerOptions } from './task-layer.js';
-import { simplifyPath, upstreamCommandLine } from './upstream-command.js';
+import { upstreamStep } from './upstream-step.js';
+import { whileStopped } from './while-stopped.js';
 
 /**
  * Options of the Bash env. `compat: 'upstream'`: every command is mangled as upstream's
@@ -29,56 +35,24 @@ import { simplifyPath, upstreamCommandLine } from './upstream-command.js';
  */
 export type BashEnvOptions = SandboxEnvOptions;
 
-/** The agent's and the evaluator's sandboxes on one task file system. */
+/**
+ * The agent's and the evaluator's sandboxes on one task file system. The copy of a forked episode
+ * has no evaluator: it scores against the gold's result as data (its reset makes one).
+ */
 interface Boxes {
   readonly layers: readonly string[];
   readonly agent: Sandbox;
-  readonly evaluator: Sandbox;
+  readonly evaluator: Sandbox | undefined;
   agentPristine: boolean;
   evaluatorPristine: boolean;
 }
 
-/** What the gold did in the pristine evaluation sandbox. */
-interface GoldRun {
-  readonly output: string | null;
-  readonly changes: readonly GitChange[];
-  readonly corrupt: boolean;
-  /** The evaluator's diff met a scorer bound (the gold's own doing): why. */
-  readonly limit?: string;
-}
-
-/** Runs `work` with every process of `sandbox` stopped, then lets them run again. */
-async function whileStopped<T>(sandbox: Sandbox, work: () => Promise<T>): Promise<T> {
-  const stopped = await sandbox.quiesce();
-  try {
-    return await work();
-  } finally {
-    await stopped.resume();
-  }
-}
+/** The largest `count` of {@link BashEnv.fork}. */
+const MAX_FORK_COUNT = 256;
 
 /** Reward 0 for a state the scorer could not walk within its bounds, with the reason. */
 function limitScore(reason: string): Score {
   return { value: 0, details: { scoreLimit: reason }, scoreLimit: reason };
-}
-
-/** Joins a list gold with `;`, as upstream does. */
-function goldCommand(task: Task): string | undefined {
-  if (task.gold === undefined) return undefined;
-  return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
-}
-
-function observationOf(result: ExecResult, timeoutMs: number): Observation {
-  const text = result.timedOut
-    ? `${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}[command timed out after ${timeoutMs / 1000} s]\n`
-    : result.output;
-  return {
-    text,
-    durationMs: result.durationMs,
-    ...(result.exitCode !== null ? { exitCode: result.exitCode } : {}),
-    ...(result.truncated ? { truncated: result.truncated } : {}),
-    ...(result.timedOut ? { timedOut: true } : {}),
-  };
 }
 
 /**
@@ -93,6 +67,11 @@ export class BashEnv implements Env {
   readonly #layers = new Map<string, Promise<string[]>>();
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
+  /**
+   * Set by the first fork of an episode: the digests of the gold's files, read once and shared with
+   * the copies, which this env and they then score against (the same evidence for every branch).
+   */
+  #goldDigests: Promise<GoldDigests> | undefined;
   #lastObservation = '';
   /** Working directory of upstream's emulated `cd` (compatibility mode only). */
   #workdir = '/';
@@ -138,11 +117,13 @@ export class BashEnv implements Env {
     return layers;
   }
 
-  async #boxesFor(layers: readonly string[]): Promise<Boxes> {
+  async #boxesFor(layers: readonly string[]): Promise<Boxes & { evaluator: Sandbox }> {
     const current = this.#boxes;
-    if (current && current.layers.join('\n') === layers.join('\n')) return current;
+    if (current?.evaluator && current.layers.join('\n') === layers.join('\n')) {
+      return current as Boxes & { evaluator: Sandbox };
+    }
     this.#boxes = undefined;
-    if (current) await Promise.all([current.agent.close(), current.evaluator.close()]);
+    if (current) await Promise.all([current.agent.close(), current.evaluator?.close()]);
     const spec = {
       image: this.#options.image ?? this.#options.provider.defaultImage,
       layers,
@@ -165,28 +146,19 @@ export class BashEnv implements Env {
       if (failed) throw failed.reason;
       throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
     }
-    this.#boxes = { layers, agent, evaluator, agentPristine: true, evaluatorPristine: true };
-    return this.#boxes;
+    const boxes = { layers, agent, evaluator, agentPristine: true, evaluatorPristine: true };
+    this.#boxes = boxes;
+    return boxes;
   }
 
-  async #runGold(boxes: Boxes, task: Task): Promise<GoldRun> {
+  async #runGold(boxes: Boxes & { evaluator: Sandbox }, task: Task): Promise<GoldRun> {
     if (!boxes.evaluatorPristine) await boxes.evaluator.reset();
     boxes.evaluatorPristine = false;
-    const gold = goldCommand(task);
-    if (gold === undefined) return { output: null, changes: [], corrupt: true };
-    const result = await boxes.evaluator
-      .session()
-      .run(gold, { timeoutMs: this.#options.goldTimeoutMs ?? 60_000 });
-    await settle(boxes.evaluator);
-    const output = result.timedOut ? null : result.output;
-    try {
-      const diff = await whileStopped(boxes.evaluator, () => boxes.evaluator.diff());
-      const changes = gitStatusChanges(diff, this.#ignored, boxes.layers);
-      return { output, changes, corrupt: result.timedOut };
-    } catch (error) {
-      if (!isScorerLimit(error)) throw error;
-      return { output, changes: [], corrupt: true, limit: `gold: ${error.message}` };
-    }
+    return runGold(boxes.evaluator, task, {
+      timeoutMs: this.#options.goldTimeoutMs ?? 60_000,
+      ignored: this.#ignored,
+      layers: boxes.layers,
+    });
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -197,6 +169,7 @@ export class BashEnv implements Env {
     await this.#gold?.catch(() => undefined);
     const boxes = await this.#boxesFor(await this.#layersFor(task));
     this.#task = task;
+    this.#goldDigests = undefined;
     this.#gold = this.#runGold(boxes, task);
     this.#gold.catch(() => {});
     if (!boxes.agentPristine) await boxes.agent.reset();
@@ -221,7 +194,17 @@ export class BashEnv implements Env {
     if (action.type === 'skip') return skipStep();
     if (action.type === 'submit') return submitStep(() => this.score(), this.#lastObservation);
     const timeoutMs = this.#options.actionTimeoutMs ?? 10_000;
-    if (this.#upstream) return this.#upstreamStep(boxes, action.code, timeoutMs);
+    if (this.#upstream) {
+      const { observation, admissible, workdir } = await upstreamStep(
+        boxes.agent,
+        this.#workdir,
+        action.code,
+        timeoutMs,
+      );
+      this.#workdir = workdir;
+      this.#lastObservation = observation.text;
+      return { observation, reward: 0, terminated: false, truncated: false, info: { admissible } };
+    }
     const result = await boxes.agent.session().run(action.code, { timeoutMs });
     const observation = observationOf(result, timeoutMs);
     this.#lastObservation = observation.text;
@@ -241,35 +224,6 @@ export class BashEnv implements Env {
     return this.#options.compat === 'upstream';
   }
 
-  /** One action the way upstream ran it: mangled quoting, a fresh process, an emulated `cd`. */
-  async #upstreamStep(boxes: Boxes, code: string, timeoutMs: number): Promise<StepResult> {
-    let line: string | null;
-    let cwd = this.#workdir;
-    let target: string | undefined;
-    if (code.startsWith('cd')) {
-      const at = code.indexOf('cd ');
-      target = at < 0 ? undefined : simplifyPath(this.#workdir, code.slice(at + 3).trim());
-      line = target === undefined ? null : upstreamCommandLine(`cd ${target}`);
-      cwd = '/';
-    } else {
-      line = upstreamCommandLine(code);
-    }
-    let observation: Observation;
-    let admissible = false;
-    if (line === null) {
-      observation = { text: 'Malformed command', durationMs: 0 };
-    } else {
-      const result = await boxes.agent.exec(line, { cwd, timeoutMs });
-      admissible = result.exitCode === 0 && !result.timedOut;
-      if (admissible && target !== undefined) this.#workdir = target;
-      observation = result.timedOut
-        ? { text: 'Command timed out', timedOut: true, durationMs: result.durationMs }
-        : observationOf(result, timeoutMs);
-    }
-    this.#lastObservation = observation.text;
-    return { observation, reward: 0, terminated: false, truncated: false, info: { admissible } };
-  }
-
   /**
    * The reward of the agent's file system and last output against the gold's. Every process of the
    * agent's sandbox is stopped first (the episode's state is what the walk sees; an agent process
@@ -278,54 +232,56 @@ export class BashEnv implements Env {
    */
   async score(): Promise<Score> {
     const { boxes } = this.#require();
-    await settle(boxes.agent);
-    // The evaluation sandbox is stopped too (once its gold has run), at the same time as the agent's:
-    // a stop takes effect when its process is next scheduled, so the two waits overlap.
-    const evaluatorStopped = this.#gold!.then(() => boxes.evaluator.quiesce());
-    evaluatorStopped.catch(() => {});
+    await settleBackgroundJobs(boxes.agent);
+    // After a fork, the gold's digests read then (the copies' too); before, the evaluation sandbox
+    // is stopped too (once its gold has run), at the same time as the agent's: a stop takes effect
+    // when its process is next scheduled, so the two waits overlap.
+    const frozen = this.#goldDigests;
+    const evaluator = boxes.evaluator;
+    const evaluatorStopped = frozen || !evaluator ? undefined : this.#gold!.then(() => evaluator.quiesce());
+    evaluatorStopped?.catch(() => {});
+    const evalDigests = (paths: readonly string[]): Promise<GoldDigests> =>
+      frozen ??
+      evaluatorStopped!
+        .then(() => evaluator!.digest(paths))
+        .catch((error: unknown) => {
+          // The gold's own files: not the agent's doing, so the gold is what failed.
+          if (isScorerLimit(error)) return null;
+          throw error;
+        });
     try {
-      return await whileStopped(boxes.agent, () => this.#scoreStopped(boxes, evaluatorStopped));
+      return await whileStopped(boxes.agent, () => this.#scoreStopped(boxes, evalDigests));
     } catch (error) {
       if (!isScorerLimit(error)) throw error;
       return limitScore(error.message);
     } finally {
-      await (await evaluatorStopped.catch(() => undefined))?.resume();
+      await (await evaluatorStopped?.catch(() => undefined))?.resume();
     }
   }
 
-  async #scoreStopped(boxes: Boxes, evaluatorStopped: Promise<unknown>): Promise<Score> {
+  async #scoreStopped(
+    boxes: Boxes,
+    goldDigestsOf: (paths: readonly string[]) => Promise<GoldDigests>,
+  ): Promise<Score> {
     const [gold, agentDiff] = await Promise.all([this.#gold!, boxes.agent.diff()]);
     const agentChanges = gitStatusChanges(agentDiff, this.#ignored, boxes.layers);
     const evalKeys = new Set(gold.changes.map((change) => `${change.status} ${change.path}`));
     const same = agentChanges.filter(
-      (change) => evalKeys.has(`${change.status} ${change.path}`) && ['A', '??', 'C'].includes(change.status),
+      (change) =>
+        evalKeys.has(`${change.status} ${change.path}`) && COMPARED_STATUSES.includes(change.status),
     );
     const paths = [...new Set(same.map((change) => `/${change.path}`))];
+    const none: Record<string, string | null> = {};
     const [agentDigests, evalDigests] =
-      paths.length > 0
-        ? await Promise.all([
-            boxes.agent.digest(paths),
-            evaluatorStopped
-              .then(() => boxes.evaluator.digest(paths))
-              .catch((error: unknown) => {
-                // The gold's own files: not the agent's doing, so the gold is what failed.
-                if (isScorerLimit(error)) return null;
-                throw error;
-              }),
-          ])
-        : [{}, {}];
+      paths.length > 0 ? await Promise.all([boxes.agent.digest(paths), goldDigestsOf(paths)]) : [none, none];
     const reward = bashReward({
       agentChanges,
       evalChanges: gold.changes,
       sameContent: (path: string) => {
         // Upstream hashed dot-less paths with a missing `md5deep`: the same error on both sides.
         if (this.#upstream && !path.includes('.')) return true;
-        const a = (agentDigests as Record<string, string | null>)[`/${path}`];
-        return (
-          a !== undefined &&
-          a !== null &&
-          a === (evalDigests as Record<string, string | null> | null)?.[`/${path}`]
-        );
+        const a = agentDigests[`/${path}`];
+        return a !== undefined && a !== null && a === evalDigests?.[`/${path}`];
       },
       agentOutput: this.#lastObservation,
       goldOutput: gold.output,
@@ -344,31 +300,74 @@ export class BashEnv implements Env {
     return gold.corrupt || evalDigests === null ? { ...score, goldCorrupt: true } : score;
   }
 
+  /**
+   * `count` copies of the episode, each a new environment: a copy of the agent's sandbox (its file
+   * changes against the task's file system, and its shell's state: directory, variables, functions,
+   * aliases, options, umask, traps; `Sandbox.fork`), the same task, gold result and last output, so
+   * its score is this one's until it acts. The gold's result is data the copies share: the digests
+   * of the gold's files are read once here, and this env scores against them too from now on, so
+   * that a copy and the original in the same state get the same score. The copies have no
+   * evaluation sandbox (closing this env leaves them whole); a copy's reset makes one. Processes
+   * left running in the background are not copied (`notCopied` says so). Needs a backend whose
+   * sandboxes can fork (bwrap), else `ENV_FORK_UNSUPPORTED`.
+   */
+  async fork(count: number): Promise<ForkResult> {
+    const { boxes, task } = this.#require();
+    if (!Number.isInteger(count) || count < 1 || count > MAX_FORK_COUNT) {
+      throw new EnvError(
+        'ENV_INVALID_ACTION',
+        `fork count must be a whole number from 1 to ${MAX_FORK_COUNT}, not ${count}`,
+      );
+    }
+    const agent = boxes.agent;
+    if (!agent.fork) {
+      throw new EnvError(
+        'ENV_FORK_UNSUPPORTED',
+        `the ${agent.provider} backend cannot copy a sandbox's file system: fork needs --backend bwrap`,
+      );
+    }
+    const gold = await this.#gold!;
+    const evaluator = boxes.evaluator;
+    if (!this.#goldDigests && evaluator) {
+      const read = goldDigests(evaluator, gold);
+      this.#goldDigests = read;
+      // A failed read is not kept: scoring then asks the evaluation sandbox again, as before the fork.
+      read.catch(() => {
+        if (this.#goldDigests === read) this.#goldDigests = undefined;
+      });
+    }
+    const digests = this.#goldDigests!;
+    await digests;
+    const leftover = await agent.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: 10_000 });
+    const running = leftover.output.split(/\s+/).filter((pid) => pid !== '').length;
+    const sandboxes = await agent.fork(count);
+    const envs = sandboxes.map((sandbox) => {
+      const env = new BashEnv(this.#options);
+      for (const [path, layers] of this.#layers) env.#layers.set(path, layers);
+      env.#boxes = { ...boxes, agent: sandbox, evaluator: undefined, agentPristine: false };
+      env.#task = task;
+      env.#gold = Promise.resolve(gold);
+      env.#goldDigests = digests;
+      env.#lastObservation = this.#lastObservation;
+      env.#workdir = this.#workdir;
+      return env;
+    });
+    const notCopied =
+      running > 0
+        ? [
+            `${running} process${running === 1 ? '' : 'es'} left running by earlier commands (background ` +
+              'jobs, daemons): the copies have the files as they were at the fork, not the processes',
+          ]
+        : [];
+    return { envs, notCopied };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#gold?.catch(() => undefined);
     const boxes = this.#boxes;
     this.#boxes = undefined;
-    if (boxes) await Promise.all([boxes.agent.close(), boxes.evaluator.close()]);
-  }
-}
-
-/** How long scoring waits for a shell's background jobs to end. */
-const SETTLE_MS = 1_000;
-
-/**
- * Waits (up to {@link SETTLE_MS}) for the background jobs of a sandbox's shell (`cmd &`) to end, so
- * that the file system is compared once they are done rather than at whatever point they reached
- * (NL2Bash fs1/11 compresses files with `xargs -P10 … &`). Each command of a session runs in its
- * own child of the shell's controller, so `jobs` would not see them: the check lists the processes
- * the gold left running (builtins only; a sandbox without any costs one round trip).
- */
-async function settle(sandbox: Sandbox): Promise<void> {
-  const deadline = performance.now() + SETTLE_MS;
-  for (;;) {
-    const jobs = await sandbox.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: SETTLE_MS });
-    if (jobs.timedOut || jobs.output.trim() === '' || performance.now() > deadline) return;
-    await sleep(10);
+    if (boxes) await Promise.all([boxes.agent.close(), boxes.evaluator?.close()]);
   }
 }

@@ -116,12 +116,8 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
     }
   }
 
-  protected async open({
-    image,
-    layers,
-    label,
-    ...settings
-  }: OpenSpec<BwrapImageRef>): Promise<BwrapSandbox> {
+  protected async open(spec: OpenSpec<BwrapImageRef>): Promise<BwrapSandbox> {
+    const { image, layers, label, seed, ...settings } = spec;
     const layout = this.#layout(image, layers);
     const helper = await this.#startHelper();
     const id = newSandboxId();
@@ -143,6 +139,12 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
       binds: layout.binds,
       cgroup,
       label: `${this.#owner}.${id}${label ? `.${label}` : ''}`,
+      ...(seed ? { seed } : {}),
+      // A copy has the same spec: only the writable layer it starts from differs.
+      copy: (upper) => {
+        const { onClose: _onClose, ...same } = spec;
+        return this.openTracked({ ...same, seed: upper });
+      },
     });
   }
 

@@ -35,6 +35,10 @@ export interface BwrapSandboxConfig extends SandboxSettings {
   readonly binds: readonly (string | { readonly source: string; readonly target: string })[];
   readonly cgroup: Cgroup | null;
   readonly label: string;
+  /** The upper layer the new one starts as a copy of (see `MountHelper.mount`). */
+  readonly seed?: string;
+  /** Opens a sandbox of the same spec whose writable layer starts as a copy of `upper`. */
+  readonly copy: (upper: string) => Promise<BwrapSandbox>;
 }
 
 export class BwrapSandbox extends BaseSandbox {
@@ -55,7 +59,7 @@ export class BwrapSandbox extends BaseSandbox {
     try {
       sandbox.#controller = prepareControllerBinary(config.dir, config.lowers, config.binds);
       const binds = config.binds.map((bind) => (typeof bind === 'string' ? bind : bind.source));
-      await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes, binds);
+      await config.helper.mount(config.dir, config.lowers, config.limits.diskBytes, binds, config.seed);
       await sandbox.startMainSession();
     } catch (error) {
       await sandbox.close();
@@ -233,7 +237,16 @@ export class BwrapSandbox extends BaseSandbox {
 
   diff(): Promise<FileChange[]> {
     if (this.closed) return Promise.reject(this.closedError());
-    return this.#config.helper.diff(join(this.#config.dir, 't', 'upper'), this.#config.lowers);
+    return this.#config.helper.diff(MountHelper.upperPath(this.#config.dir), this.#config.lowers);
+  }
+
+  /**
+   * Copies on the same layers: each new upper layer is a copy of this one's, made by the mount
+   * helper before the copy's overlay is mounted (see `BaseSandbox.forkWith`).
+   */
+  fork(count: number): Promise<BwrapSandbox[]> {
+    if (this.closed) return Promise.reject(this.closedError());
+    return this.forkWith(count, () => this.#config.copy(MountHelper.upperPath(this.#config.dir)));
   }
 
   digest(paths: readonly string[]): Promise<Record<string, string | null>> {
@@ -243,7 +256,7 @@ export class BwrapSandbox extends BaseSandbox {
 
   async snapshot(directory: string): Promise<void> {
     if (this.closed) throw this.closedError();
-    await this.#config.helper.snapshot(join(this.#config.dir, 't', 'upper'), directory);
+    await this.#config.helper.snapshot(MountHelper.upperPath(this.#config.dir), directory);
   }
 
   async stats(): Promise<SandboxStats> {

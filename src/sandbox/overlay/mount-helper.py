@@ -14,7 +14,7 @@
 # helper (shared by every sandbox) and a walk that cannot finish ends with a reply
 # `{"ok":false,"limit":"time|entries|memory|descriptors|changed|output|crashed","error":"…"}`.
 
-import ctypes, json, os, resource, selectors, signal, subprocess, sys, time
+import ctypes, json, os, resource, selectors, signal, stat, subprocess, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -150,7 +150,80 @@ def idmapped_lowers(d, lowers):
         out.append(target)
     return out
 
-def mount_box(d, lowers, size):
+def copy_xattrs(src, dst):
+    for name in os.listxattr(src, follow_symlinks=False):
+        try:
+            os.setxattr(dst, name, os.getxattr(src, name, follow_symlinks=False), follow_symlinks=False)
+        except OSError:
+            # An overlay marker (opaque, redirect, …) must come along; others are best effort.
+            if '.overlay.' in name:
+                raise
+
+def copy_meta(src, dst, st):
+    copy_xattrs(src, dst)
+    try:
+        os.chown(dst, st.st_uid, st.st_gid, follow_symlinks=False)
+    except PermissionError:
+        pass  # in a user namespace, ids outside its mapping stay the helper's
+    if not stat.S_ISLNK(st.st_mode):
+        os.chmod(dst, stat.S_IMODE(st.st_mode))
+    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+
+def copy_file(src, dst, size):
+    fin = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fout = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            done = 0
+            while done < size:
+                n = os.sendfile(fout, fin, done, size - done)
+                if n == 0:
+                    break
+                done += n
+        finally:
+            os.close(fout)
+    finally:
+        os.close(fin)
+
+def copy_upper(seed, upper):
+    """Copies another sandbox's upper layer (stopped by the caller) into a new one, before its overlay
+    is mounted, in this process (a cp per copy cost a process start): whiteouts (character devices
+    0/0), opaque and other overlay markers (xattrs), owners as stored (the sandbox's own ids), modes,
+    times and hard links; links are copied as links, never followed."""
+    links = {}
+    dirs = []
+    stack = [(seed, upper)]
+    while stack:
+        src_dir, dst_dir = stack.pop()
+        with os.scandir(src_dir) as entries:
+            for entry in entries:
+                src, dst = entry.path, os.path.join(dst_dir, entry.name)
+                st = entry.stat(follow_symlinks=False)
+                mode = st.st_mode
+                if stat.S_ISDIR(mode):
+                    os.mkdir(dst, 0o700)
+                    stack.append((src, dst))
+                    dirs.append((src, dst, st))
+                    continue
+                key = (st.st_dev, st.st_ino)
+                if st.st_nlink > 1 and key in links:
+                    os.link(links[key], dst, follow_symlinks=False)
+                    continue
+                if stat.S_ISREG(mode):
+                    copy_file(src, dst, st.st_size)
+                elif stat.S_ISLNK(mode):
+                    os.symlink(os.readlink(src), dst)
+                else:
+                    os.mknod(dst, mode, st.st_rdev)
+                copy_meta(src, dst, st)
+                if st.st_nlink > 1:
+                    links[key] = dst
+    # Directories last, deepest first: their times would move with each entry made in them.
+    for src, dst, st in reversed(dirs):
+        copy_meta(src, dst, st)
+    copy_meta(seed, upper, os.lstat(seed))
+
+def mount_box(d, lowers, size, seed=None):
     t, root = os.path.join(d, 't'), os.path.join(d, 'root')
     os.makedirs(t, exist_ok=True)
     os.makedirs(root, exist_ok=True)
@@ -158,6 +231,8 @@ def mount_box(d, lowers, size):
     os.mkdir(os.path.join(t, 'upper'), 0o755)
     os.mkdir(os.path.join(t, 'work'), 0o755)
     try:
+        if seed:
+            copy_upper(seed, os.path.join(t, 'upper'))
         if userns_fd is not None:
             lowers = idmapped_lowers(d, lowers)
             upper = os.path.join(d, 'u')

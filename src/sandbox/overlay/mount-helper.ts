@@ -139,15 +139,23 @@ export class MountHelper {
 
   /**
    * Mounts a sandbox's root at `<dir>/root`. With an id mapping, `binds` (host directories) are also
-   * mounted read-only and idmapped at `bindPath(dir, i)`, for bwrap to bind from there.
+   * mounted read-only and idmapped at `bindPath(dir, i)`, for bwrap to bind from there. With `seed`
+   * (the upper layer of another sandbox on the same lowers, its processes stopped), the new upper
+   * layer starts as a copy of it: the copy of a sandbox (`Sandbox.fork`).
    */
   async mount(
     dir: string,
     lowers: readonly string[],
     sizeBytes: number,
     binds: readonly string[] = [],
+    seed?: string,
   ): Promise<void> {
-    await this.request({ op: 'mount', dir, lowers, sizeBytes, binds });
+    await this.request({ op: 'mount', dir, lowers, sizeBytes, binds, ...(seed ? { seed } : {}) });
+  }
+
+  /** The upper layer of the sandbox mounted at `dir` (what `diff` and `snapshot` read, a `seed`). */
+  static upperPath(dir: string): string {
+    return join(dir, 't', 'upper');
   }
 
   /** Where the helper mounted the `index`-th bind of a sandbox (with an id mapping only). */

@@ -202,7 +202,7 @@ def handle(req):
         if userns_fd is not None:
             mount_binds(req['dir'], req.get('binds') or [])
         try:
-            mount_box(req['dir'], req['lowers'], req['sizeBytes'])
+            mount_box(req['dir'], req['lowers'], req['sizeBytes'], req.get('seed'))
         except OSError:
             umount_binds(req['dir'])
             raise

@@ -22,6 +22,13 @@ async function step(session: string, code: string) {
   return call('POST', '/step', { action: { code }, session_id: session });
 }
 
+/** A new session on `dataset`, reset to its first task: its id. */
+async function resetSession(dataset: string): Promise<string> {
+  const id = (await call('POST', '/intercode/sessions', { dataset })).json.session_id as string;
+  expect((await call('POST', '/reset', { session_id: id })).status).toBe(200);
+  return id;
+}
+
 describe('forking an HTTP session', () => {
   it('gives new sessions on independent copies of the episode, each with the turns so far', async ({
     cache,
@@ -84,12 +91,23 @@ describe('forking an HTTP session', () => {
     expect(bash).toMatchObject({ code: 'CAPACITY_REACHED' });
   });
 
+  it('forks a Bash episode on bwrap: files and shell state in the new session', async ({ cache }) => {
+    expect(cache).toBeTruthy();
+    await serve({ maxSessions: 2 });
+    const id = await resetSession('demo/bash');
+    await step(id, 'cd /demo && BRANCH=1 && echo kept > kept.txt');
+    const forked = await call('POST', `/intercode/sessions/${id}/fork`, { count: 1 });
+    expect(forked).toMatchObject({ status: 201, json: { not_copied: [] } });
+    const [copy] = forked.json.session_ids as string[];
+    await step(id, 'rm kept.txt');
+    const inCopy = await step(copy!, 'pwd; echo "$BRANCH"; cat kept.txt');
+    expect(inCopy.json.observation.output).toBe('/demo\n1\nkept\n');
+  });
+
   it('says FORK_UNSUPPORTED for an environment that cannot copy its episode', async ({ cache }) => {
     expect(cache).toBeTruthy();
     await serve({ maxSessions: 3 });
-    const id = (await call('POST', '/intercode/sessions', { dataset: 'demo/bash' })).json
-      .session_id as string;
-    expect((await call('POST', '/reset', { session_id: id })).status).toBe(200);
+    const id = await resetSession('demo/python');
     const refused = await call('POST', `/intercode/sessions/${id}/fork`, { count: 2 });
     expect(refused).toMatchObject({ status: 409, json: { code: 'FORK_UNSUPPORTED' } });
     expect(refused.json.detail).toMatch(/cannot be forked/);

@@ -1,0 +1,73 @@
+import type { Task } from '../../core/task.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
+import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
+import { type GitChange, gitStatusChanges } from './git-status-changes.js';
+import { settleBackgroundJobs } from './settle-background-jobs.js';
+import { whileStopped } from './while-stopped.js';
+
+/** What the gold did in the pristine evaluation sandbox. */
+export interface GoldRun {
+  readonly output: string | null;
+  readonly changes: readonly GitChange[];
+  readonly corrupt: boolean;
+  /** The evaluator's diff met a scorer bound (the gold's own doing): why. */
+  readonly limit?: string;
+}
+
+/** Digests of the gold's files by path (`/a/b`); null when the walk met a scorer bound. */
+export type GoldDigests = Readonly<Record<string, string | null>> | null;
+
+/** The statuses whose paths the content check compares (upstream's added, untracked and copied). */
+export const COMPARED_STATUSES: readonly string[] = ['A', '??', 'C'];
+
+/** Joins a list gold with `;`, as upstream does. */
+function goldCommand(task: Task): string | undefined {
+  if (task.gold === undefined) return undefined;
+  return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
+}
+
+/**
+ * Runs the task's gold in the (pristine) evaluation sandbox's shell, waits for its background jobs,
+ * and reads what it changed, with the sandbox stopped.
+ */
+export async function runGold(
+  evaluator: Sandbox,
+  task: Task,
+  options: { timeoutMs: number; ignored: ReadonlySet<string>; layers: readonly string[] },
+): Promise<GoldRun> {
+  const gold = goldCommand(task);
+  if (gold === undefined) return { output: null, changes: [], corrupt: true };
+  const result = await evaluator.session().run(gold, { timeoutMs: options.timeoutMs });
+  await settleBackgroundJobs(evaluator);
+  const output = result.timedOut ? null : result.output;
+  try {
+    const diff = await whileStopped(evaluator, () => evaluator.diff());
+    const changes = gitStatusChanges(diff, options.ignored, options.layers);
+    return { output, changes, corrupt: result.timedOut };
+  } catch (error) {
+    if (!isScorerLimit(error)) throw error;
+    return { output, changes: [], corrupt: true, limit: `gold: ${error.message}` };
+  }
+}
+
+/**
+ * The digests of every file of the gold's that the content check may compare, read once with the
+ * evaluation sandbox stopped: the gold's result as data, which the copies of a forked episode score
+ * against without an evaluation sandbox of their own.
+ */
+export async function goldDigests(evaluator: Sandbox, gold: GoldRun): Promise<GoldDigests> {
+  const paths = [
+    ...new Set(
+      gold.changes
+        .filter((change) => COMPARED_STATUSES.includes(change.status))
+        .map((change) => `/${change.path}`),
+    ),
+  ];
+  if (paths.length === 0) return {};
+  try {
+    return await whileStopped(evaluator, () => evaluator.digest(paths));
+  } catch (error) {
+    if (isScorerLimit(error)) return null;
+    throw error;
+  }
+}

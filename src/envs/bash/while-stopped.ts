@@ -1,0 +1,11 @@
+import type { Sandbox } from '../../sandbox/sandbox.js';
+
+/** Runs `work` with every process of `sandbox` stopped, then lets them run again. */
+export async function whileStopped<T>(sandbox: Sandbox, work: () => Promise<T>): Promise<T> {
+  const stopped = await sandbox.quiesce();
+  try {
+    return await work();
+  } finally {
+    await stopped.resume();
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Branching Bash episodes: `BashEnv.fork(n)` on real bwrap sandboxes gives copies of the episode
+ * whose files and shell state are their own (a write or delete in one is in no other), that score
+ * as the original does in the same state, survive the original's close, and say what they lack
+ * (processes left running).
+ */
+import { afterAll, describe, expect } from 'vitest';
+import type { Env, StepResult } from '../../../src/core/env.js';
+import type { Dataset } from '../../../src/core/task.js';
+import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
+import { BashEnv, type BashEnvOptions } from '../../../src/envs/bash/bash-env.js';
+import { BwrapProvider } from '../../../src/sandbox/index.js';
+import { it } from '../../support/fixtures.js';
+import { bwrapMissing } from '../../support/missing-components.js';
+
+const provider = new BwrapProvider();
+const opened: Env[] = [];
+const noBwrap = await bwrapMissing();
+let dataset: Dataset;
+
+const at = (id: string) => {
+  const index = dataset.tasks.findIndex((task) => task.id === id);
+  if (index < 0) throw new Error(`no demo task ${id}`);
+  return index;
+};
+
+function bashEnv(options: Partial<BashEnvOptions> = {}): BashEnv {
+  const env = new BashEnv({ dataset, provider, ...options });
+  opened.push(env);
+  return env;
+}
+
+async function forked(source: Env, count: number): Promise<Env[]> {
+  const { envs, notCopied } = await source.fork!(count);
+  expect(notCopied).toEqual([]);
+  expect(envs).toHaveLength(count);
+  opened.push(...envs);
+  return envs;
+}
+
+/** The output of a command that must succeed. */
+async function out(env: Env, command: string): Promise<string> {
+  const step: StepResult = await env.step(command);
+  expect(step.info.admissible, `${command}: ${step.observation.text}`).toBe(true);
+  return step.observation.text;
+}
+
+it.beforeAll(async ({ cache: _cache }) => {
+  dataset = await resolveDataset('demo/bash');
+  if (!noBwrap) await bashEnv().reset({ index: 0 });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(opened.map((env) => env.close()));
+  await provider.close();
+});
+
+describe('BashEnv.fork on bwrap', () => {
+  it('gives copies whose files are their own: writes and deletes stay where they were made', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('count-python-files') });
+    // A new file, a deleted task file (a whiteout), a task folder replaced by a new one (opaque), a
+    // hard link, a symbolic link and a FIFO.
+    await out(
+      original,
+      'echo before > /demo/forked.txt && rm /demo/notes/todo.txt && rm -r /demo/data && mkdir /demo/data && ' +
+        'echo new > /demo/data/only.txt && ln /demo/forked.txt /demo/hard.txt && ln -s /demo/forked.txt /demo/soft && ' +
+        'mkfifo /demo/fifo',
+    );
+    const layout =
+      'ls -A /demo/data; stat -c "%h %F" /demo/hard.txt /demo/soft /demo/fifo; readlink /demo/soft';
+    const expectedLayout = await out(original, layout);
+    expect(expectedLayout).toBe('only.txt\n2 regular file\n1 symbolic link\n1 fifo\n/demo/forked.txt\n');
+    const [a, b, c] = await forked(original, 3);
+    if (!a || !b || !c) throw new Error('three copies expected');
+    // Each copy starts with the original's changes: the new file, and the deleted task file.
+    for (const copy of [a, b, c]) {
+      expect(await out(copy, 'cat /demo/forked.txt')).toBe('before\n');
+      expect((await copy.step('test -e /demo/notes/todo.txt')).info.admissible).toBe(false);
+      expect(await out(copy, layout)).toBe(expectedLayout);
+    }
+    await out(a, 'rm /demo/forked.txt');
+    await out(b, 'echo b > /demo/forked.txt && echo only-b > /demo/b.txt');
+    await out(c, 'rm -r /demo/src');
+    await out(original, 'echo original > /demo/original.txt');
+    expect(
+      await out(original, 'cat /demo/forked.txt; ls /demo/src | wc -l; ls /demo/b.txt 2>&1 || true'),
+    ).toMatch(/^before\n[1-9]\d*\nls: cannot access/);
+    expect((await a.step('cat /demo/forked.txt')).info.admissible).toBe(false);
+    expect(await out(b, 'cat /demo/forked.txt /demo/b.txt; test -e /demo/original.txt || echo none')).toBe(
+      'b\nonly-b\nnone\n',
+    );
+    expect(await out(c, 'cat /demo/forked.txt; test -e /demo/src || echo gone')).toBe('before\ngone\n');
+    // A copy's reset goes back to the task's pristine file system, not to the fork point.
+    await c.reset({ index: at('count-python-files') });
+    expect(await out(c, 'cat /demo/notes/todo.txt | wc -l; test -e /demo/forked.txt || echo none')).toMatch(
+      /^[1-9]\d*\nnone\n$/,
+    );
+  });
+
+  it("restores the shell's state in each copy: directory, variables, function, alias, umask, options", async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('count-python-files') });
+    await out(
+      original,
+      [
+        'cd /demo/notes && pushd /demo/src >/dev/null',
+        'plain=$(printf "tab\\there \\x01\\xff")',
+        'export EXPORTED=yes',
+        'greet() { echo "hello $1"; }',
+        'shopt -s expand_aliases extglob',
+        "alias ll='echo aliased'",
+        'umask 027',
+        'set -o pipefail',
+        'declare -A map=([key]=value)',
+      ].join('; '),
+    );
+    const [copy] = await forked(original, 1);
+    if (!copy) throw new Error('a copy expected');
+    const probe =
+      'pwd; dirs; printf "%q\\n" "$plain"; echo "$EXPORTED"; bash -c \'echo "$EXPORTED"\'; greet you; ll; umask; ' +
+      'shopt -p extglob; [[ -o pipefail ]] && echo pipefail; declare -p map';
+    const expected = await out(original, probe);
+    expect(expected).toBe(
+      [
+        '/demo/src',
+        '/demo/src /demo/notes',
+        "$'tab\\there \\001\\377'",
+        'yes',
+        'yes',
+        'hello you',
+        'aliased',
+        '0027',
+        'shopt -s extglob',
+        'pipefail',
+        'declare -A map=([key]="value" )',
+        '',
+      ].join('\n'),
+    );
+    expect(await out(copy, probe)).toBe(expected);
+    // The state is the copy's own from then on.
+    await out(copy, 'cd /; unset EXPORTED; umask 022');
+    expect(await out(original, 'pwd; echo "$EXPORTED"; umask')).toBe('/demo/src\nyes\n0027\n');
+  });
+
+  it('reads the shell state without running anything in the session: no trap fires', async ({ needs }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('count-python-files') });
+    await out(original, "trap 'echo x >> /tmp/debug-trap' DEBUG");
+    const count = async () => Number((await out(original, 'wc -l < /tmp/debug-trap')).trim());
+    const first = await count();
+    const perCommand = (await count()) - first;
+    const before = await count();
+    await forked(original, 2);
+    expect((await count()) - before).toBe(perCommand);
+  });
+
+  it('scores a copy as the original in the same state, and after the same actions', async ({ needs }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('write-summary') });
+    await out(original, 'mkdir -p /demo/reports');
+    const [same, other] = await forked(original, 2);
+    if (!same || !other) throw new Error('two copies expected');
+    const atFork = await original.score();
+    expect(await same.score()).toEqual(atFork);
+    expect(atFork.value).toBeLessThan(1);
+    const finish = 'wc -l < /demo/logs/app.log > /demo/reports/summary.txt';
+    await out(original, finish);
+    await out(same, finish);
+    await out(other, 'echo 0 > /demo/reports/summary.txt');
+    const done = await original.score();
+    expect(done.value).toBe(1);
+    expect(await same.score()).toEqual(done);
+    const wrong = await other.score();
+    expect(wrong.parts?.file_changes).toBe(0);
+    expect(wrong.value).toBeLessThan(1);
+    expect((await same.step('submit')).reward).toBe(1);
+  });
+
+  it('leaves the copies whole when the original is closed first', async ({ needs }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('write-summary') });
+    await out(original, 'cd /demo && mkdir -p reports');
+    const [copy] = await forked(original, 1);
+    if (!copy) throw new Error('a copy expected');
+    await original.close();
+    await expect(original.step('true')).rejects.toMatchObject({ code: 'ENV_CLOSED' });
+    await out(copy, 'wc -l < logs/app.log > reports/summary.txt');
+    expect((await copy.score()).value).toBe(1);
+    // A copy forks again, and its copies score against the same gold.
+    const [grandchild] = await forked(copy, 1);
+    expect((await grandchild!.score()).value).toBe(1);
+  });
+
+  it('lists a process left running in the background in notCopied; the copies do not have it', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('count-python-files') });
+    await out(original, '(sleep 30 &) ; echo started');
+    const { envs, notCopied } = await original.fork(1);
+    opened.push(...envs);
+    expect(notCopied).toHaveLength(1);
+    expect(notCopied[0]).toMatch(/^1 process left running by earlier commands/);
+    expect(await out(envs[0]!, 'pgrep -c sleep || true')).toBe('0\n');
+    expect(await out(original, 'pgrep -c sleep')).toBe('1\n');
+  });
+
+  it('refuses to copy a shell state swapped for an endless file, within bounds, and leaves no copy open', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const original = bashEnv();
+    await original.reset({ index: at('count-python-files') });
+    // The state file lives on the shell's /dev; the agent's own command can replace it.
+    await original.step('ln -sf /dev/zero /dev/.intercode-state-$$; exit 0');
+    const open = provider.size;
+    await expect(original.fork(2)).rejects.toMatchObject({ code: 'SANDBOX_IO' });
+    expect(provider.size).toBe(open);
+  });
+
+  it('forks in upstream compatibility mode: the emulated directory and the files', async ({ needs }) => {
+    needs(noBwrap);
+    const original = bashEnv({ compat: 'upstream' });
+    await original.reset({ index: at('count-python-files') });
+    await out(original, 'cd /demo/notes');
+    await out(original, 'touch upstream.txt');
+    const [copy] = await forked(original, 1);
+    expect(await out(copy!, 'pwd')).toBe('/demo/notes\n');
+    expect(await out(copy!, 'ls upstream.txt')).toBe('upstream.txt\n');
+  });
+
+  it('refuses a fork before reset and a count that is not a whole number from 1 to 256', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const env = bashEnv();
+    await expect(env.fork(1)).rejects.toMatchObject({ code: 'ENV_RESET_NEEDED' });
+    await env.reset({ index: at('count-python-files') });
+    for (const count of [0, -1, 1.5, 257, Number.NaN]) {
+      await expect(env.fork(count)).rejects.toMatchObject({ code: 'ENV_INVALID_ACTION' });
+    }
+    await env.close();
+    await expect(env.fork(1)).rejects.toMatchObject({ code: 'ENV_CLOSED' });
+  });
+});
