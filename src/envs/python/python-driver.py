@@ -90,7 +90,7 @@ if not set_dumpable(0):
     os._exit(2)
 
 HOST_IN, HOST_OUT = 1000, 1001
-CTL, OUT_W, ERR_W, NULL = 1002, 1003, 1004, 1005
+CTL, OUT_W, ERR_W, NULL, FDS = 1002, 1003, 1004, 1005, 1006  # FDS: a fork's descriptors (python-branches.py)
 MAX_FRAME = 64 * 1024 * 1024
 
 os.dup2(0, HOST_IN)
