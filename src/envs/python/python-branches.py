@@ -106,7 +106,7 @@ def fork(request):
     restarted = False
     if agent is None:
         fresh_agent()
-        restarted = True
+        restarted = agent_key != '0'  # as in run: '0' has no worker before its first request
     elif settle_agent():
         restarted = True
     notes = uncopied(agent.pid)

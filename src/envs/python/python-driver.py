@@ -12,7 +12,8 @@
 # Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
 # /dev/null): the host first writes a random nonce line, then both sides exchange frames
 # `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}` (answers `{"clean":bool}`, see
-# clean_slate), `{"op":"ping"}`,
+# clean_slate), `{"op":"ping"}`, `{"op":"fork"}` and `{"op":"drop"}` (branches of an episode: python-branches.py;
+# reset, run and fork name their agent worker with "agent"),
 # `{"op":"run","target":"agent"|"copy"|"fresh"|"judge","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`
 # (`copy` with `"stay":true` keeps the copy as the probe, `"speculate":{tests,names}` makes its last
 # code the calls made ahead; `judge` with `"proxy":name`), `{"op":"call","call":{…},"timeout":s,"cap":bytes}`
