@@ -330,7 +330,9 @@ def main():
                 continue
             select_agent(request.get('agent', '0'))
         if op == 'reset':
-            host_send({'ok': True, 'clean': fresh_agent(slate=True)})
+            # With other branches alive (compat upstream's scoring resets the agent's interpreter), only
+            # this agent's worker is replaced; a new episode's reset comes when it is the last.
+            host_send({'ok': True, 'clean': fresh_agent(slate=not (set(agents) - {agent_key} or pending))})
         elif op == 'run':
             host_send(run(request))
             if request.get('target') in ('fresh', 'judge') and spare is None:

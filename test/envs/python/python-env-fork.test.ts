@@ -10,7 +10,7 @@ import { IntercodeError } from '../../../src/core/errors.js';
 import type { Dataset } from '../../../src/core/task.js';
 import { TimeLimit } from '../../../src/core/time-limit.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
-import { PythonEnv } from '../../../src/envs/python/python-env.js';
+import { PythonEnv, type PythonEnvOptions } from '../../../src/envs/python/python-env.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
@@ -20,8 +20,8 @@ const opened: Env[] = [];
 const noBwrap = await bwrapMissing();
 let dataset: Dataset;
 
-function pythonEnv(): PythonEnv {
-  const env = new PythonEnv({ dataset, provider, actionTimeoutMs: 2000 });
+function pythonEnv(options: Partial<PythonEnvOptions> = {}): PythonEnv {
+  const env = new PythonEnv({ dataset, provider, actionTimeoutMs: 2000, ...options });
   opened.push(env);
   return env;
 }
@@ -63,6 +63,10 @@ describe('PythonEnv.fork', () => {
     expect(text(await original.step('x'))).toBe('original');
     expect(text(await b!.step('"fractions" in dir()'))).toBe('False');
     expect(text(await c!.step('fractions.Fraction(1, 2)'))).toBe('1/2');
+    // Copies used at once take turns on the shared driver, each with its own state.
+    await Promise.all(envs.map((copy, i) => copy.step(`y = ${i}`)));
+    const ys = await Promise.all(envs.map(async (copy) => text(await copy.step('y'))));
+    expect(ys).toEqual(['0', '1', '2']);
     // A copy of a copy starts from the copy.
     const [grandchild] = (await forked(a!, 1)).envs;
     await a!.step('x.clear()');
@@ -83,6 +87,20 @@ describe('PythonEnv.fork', () => {
     expect(submitted).toMatchObject({ reward: 1, terminated: true });
     expect((await original.score()).value).toBe((await untouched!.score()).value);
     expect(text(await untouched!.step('digit_product(99)'))).toBe('0');
+  });
+
+  it('with compat "upstream", scoring a copy (which resets its interpreter) leaves the others be', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const original = pythonEnv({ compat: 'upstream' });
+    await original.reset({ taskId: 'digit-product' });
+    await original.step('kept = 1');
+    await original.step(GOLD);
+    const [copy] = (await forked(original, 1)).envs;
+    expect((await copy!.score()).value).toBe(1);
+    expect(text(await copy!.step('"kept" in dir()'))).toBe('False');
+    expect(text(await original.step('kept'))).toBe('1');
   });
 
   it("a copy's timeout and crash restart only that copy", async ({ needs }) => {
