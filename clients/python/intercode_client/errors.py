@@ -105,7 +105,7 @@ class ExecutionError(IntercodeError):
 
 
 class ForkUnsupported(IntercodeError):
-    """The session's environment cannot copy its episode (only the SQL environment on SQLite can)."""
+    """The session's environment cannot copy its episode (the SQL environment on SQLite and the Python environment can)."""
 
     default_code = "FORK_UNSUPPORTED"
 

@@ -110,7 +110,7 @@ def fork(request):
     elif settle_agent():
         restarted = True
     notes = uncopied(agent.pid)
-    started = len(family(agent.pid, process_table()) - {agent.pid})
+    started = len(family(agent.pid, process_table()) - {agent.pid}) if may_have_started(agent.pid) else 0
     if started:
         notes.append('%d process%s the agent\'s code started and left running: they stay with one branch '
                      '(the first to act, or the original), the others have no such child and cannot wait for it'
@@ -124,6 +124,30 @@ def fork(request):
         pending[key] = template
     agent = None
     return {'agents': keys, 'notCopied': notes, 'restarted': restarted}
+
+
+def children_of(pid):
+    try:
+        with open('/proc/%d/task/%d/children' % (pid, pid)) as listing:
+            return {int(child) for child in listing.read().split()}
+    except (OSError, ValueError):
+        return set()
+
+
+def may_have_started(pid):
+    """Whether worker pid may have processes of its own (a child, or an orphan of its group here): two
+    reads of /proc in the usual case, where a whole process table costs milliseconds on a busy machine."""
+    workers = {worker.pid for worker in agents.values()} | {t['worker'].pid for t in pending.values()}
+    if children_of(pid) - workers:
+        return True
+    for orphan in children_of(os.getpid()) - workers - ({spare.pid} if spare is not None else set()):
+        try:
+            with open('/proc/%d/stat' % orphan) as stat:
+                if int(stat.read().rsplit(')', 1)[1].split()[2]) == pid:
+                    return True
+        except (OSError, IndexError, ValueError):
+            return True
+    return False
 
 
 def uncopied(pid):
