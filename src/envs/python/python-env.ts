@@ -156,7 +156,8 @@ export class PythonEnv implements Env {
     const started = performance.now();
     // A previous gold run may still be going in the evaluation sandbox: let it finish first.
     await this.#gold?.catch(() => undefined);
-    await this.#leaveShared();
+    // Sandboxes shared with the copies of a fork: this env moves to sandboxes of its own.
+    if (((await this.#boxes?.catch(() => undefined))?.owners ?? 0) > 1) await this.#release();
     const { agent, evaluator } = await this.#ensureBoxes();
     this.#task = task;
     this.#lastDefined = undefined;
@@ -326,13 +327,14 @@ export class PythonEnv implements Env {
 
   /**
    * `count` copies of the episode (1 to 64): each a new env whose worker in the agent sandbox's driver
-   * is a fork of this env's (globals, modules, heap: copy-on-write, made in a few milliseconds), with
-   * the same task, gold run and last `def`. The copies share both sandboxes with the original (see
+   * is a fork of this env's (globals, modules, heap: copy-on-write; forked from the template this
+   * env's worker becomes, on each copy's first request), with the same task, gold run and last `def`. The copies share both sandboxes with the original (see
    * `python-boxes.ts`), so their file system is one (`notCopied` says so, and names the threads,
    * child processes, sockets, pipes and open files of the worker that a fork does not copy). A copy's
    * timeout, crash or restart replaces only its own worker; a reset moves it to sandboxes of its own.
    */
   async fork(count: number): Promise<ForkResult> {
+    const shared = this.#boxes;
     const { boxes, agent, task } = await this.#require();
     checkForkCount(count, MAX_PYTHON_FORK);
     return exclusive(boxes, async () => {
@@ -349,7 +351,7 @@ export class PythonEnv implements Env {
       boxes.owners += count;
       const envs = reply.agents.map((key) => {
         const env = new PythonEnv(this.#options);
-        env.#boxes = this.#boxes;
+        env.#boxes = shared; // this env's own may be gone by now (a close queued behind this fork)
         env.#key = key;
         env.#driver = interpreter;
         env.#task = task;
@@ -366,34 +368,27 @@ export class PythonEnv implements Env {
   }
 
   /**
-   * Lets go of sandboxes shared with the copies of a fork (or the original): this env's worker ends,
-   * and the last env that holds them closes them. False when this env held them alone (it keeps them).
+   * Lets go of the sandboxes, which the copies of a fork share with the original: this env's worker
+   * ends, and the last env that holds them closes them (counted in their lane, after any fork queued).
    */
-  async #leaveShared(): Promise<boolean> {
+  async #release(): Promise<void> {
     const boxes = await this.#boxes?.catch(() => undefined);
-    if (!boxes || boxes.owners <= 1) return false;
-    boxes.owners -= 1;
     this.#boxes = undefined;
     const key = this.#key;
     this.#key = '0';
     this.#driver = undefined;
+    if (!boxes) return;
     await exclusive(boxes, async () => {
-      await boxes.agent.interpreter?.drop(key).catch(() => undefined);
+      boxes.owners -= 1;
+      if (boxes.owners > 0) await boxes.agent.interpreter?.drop(key).catch(() => undefined);
+      else await closeBoxes(boxes);
     });
-    return true;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#gold?.catch(() => undefined);
-    if (await this.#leaveShared()) return;
-    const boxes = await this.#boxes?.catch(() => undefined);
-    this.#boxes = undefined;
-    if (boxes)
-      await exclusive(boxes, async () => {
-        boxes.owners -= 1;
-        return closeBoxes(boxes);
-      });
+    await this.#release();
   }
 }

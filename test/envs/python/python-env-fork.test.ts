@@ -148,6 +148,19 @@ describe('PythonEnv.fork', () => {
     expect(text(await second!.step('"kept" in dir()'))).toBe('False');
   });
 
+  it('a close that comes while a fork is under way leaves the copies their sandboxes', async ({ needs }) => {
+    needs(noBwrap);
+    const original = pythonEnv();
+    await original.reset({ taskId: 'digit-product' });
+    await original.step('kept = "mine"');
+    const forking = forked(original, 2);
+    await original.close();
+    const { envs } = await forking;
+    expect(text(await envs[0]!.step('kept'))).toBe('mine');
+    await envs[0]!.close();
+    expect(text(await envs[1]!.step('kept'))).toBe('mine');
+  });
+
   it('says what the copies share or lack: the file system, threads, open files', async ({ needs }) => {
     needs(noBwrap);
     const original = pythonEnv();
