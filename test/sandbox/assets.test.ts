@@ -37,6 +37,7 @@ function compile(path: string): { status: number | null; output: string } {
 describe('programs shipped as files', () => {
   it('are the programs the modules load, each beside its module', () => {
     expect(assets).toEqual([
+      'envs/python/python-branches.py',
       'envs/python/python-driver-main.py',
       'envs/python/python-driver.py',
       'envs/python/python-values.py',

@@ -126,7 +126,7 @@ class IntercodeClient:
         state (``POST /intercode/sessions/<id>/fork``), with the turns taken so far: for group rollouts and tree
         search. Returns a client per copy, each an HTTP session (``transport="http"``; close each), whichever
         transport this client uses (over WebSocket a ``fork`` frame asks for them). Raises ``ForkUnsupported`` where the environment cannot copy its
-        episode (SQL on SQLite and Bash on bwrap can), ``NotReset`` before a reset, ``CapacityReached`` when
+        episode (SQL on SQLite, Bash on bwrap and Python can), ``NotReset`` before a reset, ``CapacityReached`` when
         the copies would not all fit."""
         if isinstance(count, bool) or not isinstance(count, int):
             raise TypeError(f"fork() takes the number of copies as an int, not {type(count).__name__}")

@@ -105,7 +105,7 @@ class ExecutionError(IntercodeError):
 
 
 class ForkUnsupported(IntercodeError):
-    """The session's environment cannot copy its episode (SQL on SQLite and Bash on bwrap can)."""
+    """The session's environment cannot copy its episode (SQL on SQLite, Bash on bwrap and Python can)."""
 
     default_code = "FORK_UNSUPPORTED"
 

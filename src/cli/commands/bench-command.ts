@@ -269,7 +269,11 @@ export function registerBench(program: Command): void {
                   warmupTasks: tasks.slice(0, 1),
                   samples: samples * 2,
                   concurrency: [1, 2],
-                  targets: { episode: { op: '<=', value: 100, stat: 'p50' }, ...LIFE_CYCLE_TARGETS },
+                  targets: {
+                    episode: { op: '<=', value: 100, stat: 'p50' },
+                    fork: { op: '<=', value: 10, stat: 'p50' },
+                    ...LIFE_CYCLE_TARGETS,
+                  },
                 }),
                 onProgress,
               )),

@@ -16,6 +16,7 @@ import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js'
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
+import { checkForkCount } from '../fork-count.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
@@ -313,12 +314,7 @@ export class BashEnv implements Env {
    */
   async fork(count: number): Promise<ForkResult> {
     const { boxes, task } = this.#require();
-    if (!Number.isInteger(count) || count < 1 || count > MAX_FORK_COUNT) {
-      throw new EnvError(
-        'ENV_INVALID_ACTION',
-        `fork count must be a whole number from 1 to ${MAX_FORK_COUNT}, not ${count}`,
-      );
-    }
+    checkForkCount(count, MAX_FORK_COUNT);
     const agent = boxes.agent;
     if (!agent.fork) {
       throw new EnvError(

@@ -1,9 +1,9 @@
 import {
+  type AgentChannel,
   type CodeResult,
   InterpreterLost,
   type JudgeAnswer,
   type JudgeCall,
-  type PythonInterpreter,
   type RunReply,
 } from './python-interpreter.js';
 
@@ -46,7 +46,7 @@ const DIED: JudgeAnswer = { exc: 'Error: the test process died', out: '', err: '
  * interpreter is never changed by scoring. The calls share a time budget as long as the tests' limits together.
  */
 export async function judgeTests(
-  agent: PythonInterpreter,
+  agent: AgentChannel,
   runJudge: JudgeRunner,
   plan: JudgePlan,
   speculating = plan.reference !== undefined,

@@ -17,6 +17,7 @@ def run(request):
     else:
         if agent is None:
             fresh_agent()
+            settled_fresh = agent_key != '0'  # a branch whose worker could not be forked, or is gone
         elif target != 'probe' and settle_agent():
             settled_fresh = True
         worker = agent
@@ -224,13 +225,13 @@ def call(request):
 def end_probe():
     """Tells the probe to end (any request but a call does): the agent's worker reports it gone, and the
     next run in it first waits for that report (see settle_agent), so no host request waits for it."""
-    global probe, releasing
+    global probe
     if probe is None:
         return
     probe = None
     try:
         agent.ctl.sendall(pack({'done': True}))
-        releasing = True
+        agent.releasing = True
     except OSError:
         fresh_agent()
 
@@ -238,10 +239,9 @@ def end_probe():
 def settle_agent():
     """Before the agent's worker runs anything: the report of an ended probe, or a fresh worker. True
     when the worker had to be replaced (its globals are gone)."""
-    global releasing
-    if not releasing:
+    if not agent.releasing:
         return False
-    releasing = False
+    agent.releasing = False
     if wait_forkdone(agent, 5.0):
         return False
     fresh_agent()
@@ -250,23 +250,40 @@ def settle_agent():
 
 def wait_forkdone(worker, seconds):
     deadline = time.time() + seconds
-    while time.time() < deadline:
-        ready, _, _ = select.select([worker.ctl], [], [], max(0.0, deadline - time.time()))
+    while True:
+        msg = next_message(worker, deadline - time.time())
+        if msg is None:
+            return False
+        if isinstance(msg, dict) and msg.get('k') == 'forkdone':
+            return True
+
+
+def next_message(worker, seconds):
+    """The worker's next message on its control socket; None when none comes within seconds or it is gone."""
+    deadline = time.time() + seconds
+    while True:
+        if len(worker.buffer) >= 4:
+            size = struct.unpack('>I', worker.buffer[:4])[0]
+            if len(worker.buffer) >= 4 + size:
+                data = worker.buffer[4:4 + size]
+                worker.buffer = worker.buffer[4 + size:]
+                try:
+                    return json.loads(data)
+                except ValueError:
+                    return {'k': 'garbage'}
+        left = deadline - time.time()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([worker.ctl], [], [], left)
         if not ready:
             continue
-        data = worker.ctl.recv(1 << 20)
+        try:
+            data = worker.ctl.recv(1 << 20)
+        except OSError:
+            return None
         if not data:
-            return False
+            return None
         worker.buffer += data
-        while len(worker.buffer) >= 4:
-            size = struct.unpack('>I', worker.buffer[:4])[0]
-            if len(worker.buffer) < 4 + size:
-                break
-            msg = worker.buffer[4:4 + size]
-            worker.buffer = worker.buffer[4 + size:]
-            if b'"forkdone"' in msg:
-                return True
-    return False
 
 
 def make_result(msg, out, err, interrupted, timeout):
@@ -308,14 +325,22 @@ def main():
         op = request.get('op')
         if op != 'call':
             end_probe()
+            if op == 'drop':
+                host_send({'ok': end_branch(str(request.get('agent', '0')))})
+                continue
+            select_agent(request.get('agent', '0'))
         if op == 'reset':
-            host_send({'ok': True, 'clean': fresh_agent(slate=True)})
+            # With other branches alive (compat upstream's scoring resets the agent's interpreter), only
+            # this agent's worker is replaced; a new episode's reset comes when it is the last.
+            host_send({'ok': True, 'clean': fresh_agent(slate=not (set(agents) - {agent_key} or pending))})
         elif op == 'run':
             host_send(run(request))
             if request.get('target') in ('fresh', 'judge') and spare is None:
                 spare = spawn_worker()  # after the answer: off the next run's way
         elif op == 'call':
             host_send(call(request))
+        elif op == 'fork':
+            host_send(fork(request))
         elif op == 'ping':
             host_send({'ok': True})
         else:

@@ -12,7 +12,8 @@
 # Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
 # /dev/null): the host first writes a random nonce line, then both sides exchange frames
 # `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}` (answers `{"clean":bool}`, see
-# clean_slate), `{"op":"ping"}`,
+# clean_slate), `{"op":"ping"}`, `{"op":"fork"}` and `{"op":"drop"}` (branches of an episode: python-branches.py;
+# reset, run and fork name their agent worker with "agent"),
 # `{"op":"run","target":"agent"|"copy"|"fresh"|"judge","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`
 # (`copy` with `"stay":true` keeps the copy as the probe, `"speculate":{tests,names}` makes its last
 # code the calls made ahead; `judge` with `"proxy":name`), `{"op":"call","call":{…},"timeout":s,"cap":bytes}`
@@ -90,7 +91,7 @@ if not set_dumpable(0):
     os._exit(2)
 
 HOST_IN, HOST_OUT = 1000, 1001
-CTL, OUT_W, ERR_W, NULL = 1002, 1003, 1004, 1005
+CTL, OUT_W, ERR_W, NULL, FDS = 1002, 1003, 1004, 1005, 1006  # FDS: a fork's descriptors (python-branches.py)
 MAX_FRAME = 64 * 1024 * 1024
 
 os.dup2(0, HOST_IN)

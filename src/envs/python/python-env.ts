@@ -1,26 +1,46 @@
 import type { Action } from '../../core/action.js';
 import { toAction } from '../../core/action.js';
-import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../../core/env.js';
+import type {
+  Env,
+  ForkResult,
+  Observation,
+  ResetInfo,
+  ResetOptions,
+  Score,
+  StepResult,
+} from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
 import { skipStep } from '../control-steps.js';
+import { checkForkCount } from '../fork-count.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
-import { referenceFunctionName, submitName, submittedFunctionName } from './function-names.js';
+import { referenceFunctionName, submittedFunctionName } from './function-names.js';
+import { type GoldRun, goldRun } from './gold-run.js';
 import { type JudgePlan, judgeTests } from './judge-tests.js';
 import { mbppScore } from './mbpp-reward.js';
 import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
 import { observationText } from './observation-text.js';
 import {
+  type Box,
+  boxInterpreter,
+  closeBoxes,
+  exclusive,
+  forkWorker,
+  openBoxes,
+  type PythonBoxes,
+  runInBox,
+} from './python-boxes.js';
+import {
   type CodeResult,
   InterpreterLost,
+  type InterpreterOptions,
   type PythonInterpreter,
   type RunOptions,
   type RunReply,
   type RunTarget,
 } from './python-interpreter.js';
-import { startInterpreter } from './start-interpreter.js';
+import { submissionStep } from './submission-step.js';
 
 /**
  * Options of the Python env. The action time limit also bounds each test of a submission; the gold
@@ -32,14 +52,6 @@ import { startInterpreter } from './start-interpreter.js';
  * in a throw-away copy of the agent's interpreter for plain values (`judge-tests.ts`); the gold runs
  * in the evaluation sandbox too.
  */
-/** A sandbox with its interpreter (none until started, or after it died). */
-interface Box {
-  readonly sandbox: Sandbox;
-  interpreter: PythonInterpreter | undefined;
-  /** Code ran since the file system was last checked against the image. */
-  used: boolean;
-}
-
 export interface PythonEnvOptions extends SandboxEnvOptions {
   /** Address-space limit of each interpreter process, default 768 MiB (the sandbox has 1 GiB). */
   readonly memoryBytes?: number;
@@ -49,15 +61,13 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_GOLD_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_MEMORY = 768 * 1024 * 1024;
-
-/** What the gold function did on the task's tests, in a fresh interpreter of the evaluation sandbox. */
-interface GoldRun {
-  readonly results: readonly CodeResult[];
-  /** Time the setup code took, milliseconds. */
-  readonly setupMs?: number;
-  readonly corrupt: boolean;
-  readonly reason?: string;
-}
+/** Most copies one fork makes, and most envs that share one episode's sandboxes at once. */
+export const MAX_PYTHON_FORK = 64;
+const MAX_SHARING = 129;
+/** What the copies of a fork always share with the original (see `fork`). */
+const SHARED_STATE = [
+  "the sandbox's file system (/tmp and /dev/shm included): the copies share it with the original, so a file one writes or deletes, the others see",
+];
 
 /**
  * The Python environment (MBPP): a persistent Python 3 interpreter in a sandbox, driven over a framed
@@ -67,7 +77,11 @@ interface GoldRun {
  */
 export class PythonEnv implements Env {
   readonly #options: PythonEnvOptions;
-  #boxes: Promise<{ agent: Box; evaluator: Box }> | undefined;
+  #boxes: Promise<PythonBoxes> | undefined;
+  /** This env's worker in the agent sandbox's driver: `'0'` after a reset, a fork's key in a copy. */
+  #key = '0';
+  /** The driver the worker lives in: another one since means the worker (and its globals) is gone. */
+  #driver: PythonInterpreter | undefined;
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
   /** Function named by the last code action when it was a `def` (what Try Again submits). */
@@ -90,35 +104,21 @@ export class PythonEnv implements Env {
     return this.#options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   }
 
-  get #memoryBytes(): number {
-    return this.#options.memoryBytes ?? DEFAULT_MEMORY;
+  /** How this env's interpreters start. */
+  get #interpreterOptions(): InterpreterOptions {
+    return {
+      memoryBytes: this.#options.memoryBytes ?? DEFAULT_MEMORY,
+      ...(this.#options.deterministic ? { hashSeedFromEnv: true } : {}),
+    };
   }
 
-  #ensureBoxes(): Promise<{ agent: Box; evaluator: Box }> {
+  #ensureBoxes(): Promise<PythonBoxes> {
     if (!this.#boxes) {
-      const spec = {
+      const boxes = openBoxes(this.#options.provider, {
         image: this.#options.image ?? this.#options.provider.defaultImage,
         timeoutMs: this.#timeoutMs,
         maxOutputBytes: this.#maxOutputBytes,
         ...(this.#options.deterministic ? { deterministic: this.#options.deterministic } : {}),
-      };
-      const created = Promise.allSettled([
-        this.#options.provider.create({ ...spec, label: 'python-agent' }),
-        this.#options.provider.create({ ...spec, label: 'python-eval' }),
-      ]);
-      const boxes = created.then(async (settled) => {
-        const failed = settled.find((result) => result.status === 'rejected');
-        if (failed) {
-          await Promise.all(
-            settled.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)),
-          );
-          throw failed.reason;
-        }
-        const [agent, evaluator] = settled.map((result) => (result as PromiseFulfilledResult<Sandbox>).value);
-        return {
-          agent: { sandbox: agent!, interpreter: undefined, used: false } as Box,
-          evaluator: { sandbox: evaluator!, interpreter: undefined, used: false } as Box,
-        };
       });
       this.#boxes = boxes;
       boxes.catch(() => {
@@ -129,19 +129,12 @@ export class PythonEnv implements Env {
   }
 
   /** The box's interpreter, started again when it is gone. */
-  async #interpreter(box: Box): Promise<PythonInterpreter> {
-    if (box.interpreter?.alive) return box.interpreter;
-    box.interpreter?.close();
-    box.interpreter = undefined;
-    box.interpreter = await startInterpreter(box.sandbox, {
-      memoryBytes: this.#memoryBytes,
-      ...(this.#options.deterministic ? { hashSeedFromEnv: true } : {}),
-    });
-    return box.interpreter;
+  #interpreter(box: Box): Promise<PythonInterpreter> {
+    return boxInterpreter(box, this.#interpreterOptions);
   }
 
-  /** Runs codes; a lost interpreter is started again and its codes reported as not run. */
-  async #run(
+  /** Runs codes in this env's worker (see `runInBox`). */
+  #run(
     box: Box,
     target: RunTarget,
     codes: readonly string[],
@@ -149,57 +142,18 @@ export class PythonEnv implements Env {
     timeoutMs: number | readonly number[],
     judge?: Pick<RunOptions, 'onCall' | 'proxy'>,
   ): Promise<RunReply> {
-    const interpreter = await this.#interpreter(box);
-    box.used = true;
-    try {
-      return await interpreter.run(target, codes, {
-        wrap,
-        timeoutMs,
-        maxOutputBytes: this.#maxOutputBytes,
-        ...judge,
-      });
-    } catch (error) {
-      if (!(error instanceof InterpreterLost)) throw error;
-      interpreter.close();
-      box.interpreter = undefined;
-      await this.#interpreter(box);
-      // Past the deadline the code ran beyond its time limit, and the driver could not even stop it
-      // (a fork bomb on a starved machine): a timeout, answered by killing the interpreter.
-      const result: CodeResult = {
-        output: null,
-        error: `Error: ${error.message}`,
-        ok: false,
-        died: true,
-        ...(error.pastDeadline ? { timed_out: true } : {}),
-      };
-      return { results: codes.map(() => result), restarted: true, note: error.message };
-    }
+    return runInBox(box, this.#interpreterOptions, target, codes, {
+      agent: this.#key,
+      wrap,
+      timeoutMs,
+      maxOutputBytes: this.#maxOutputBytes,
+      ...judge,
+    });
   }
 
-  async #runGold(box: Box, task: Task, target: 'fresh' | 'agent' = 'fresh'): Promise<GoldRun> {
-    const gold = goldOf(task);
-    const tests = testsOf(task);
-    if (gold === '' || tests.length === 0) {
-      return { results: [], corrupt: true, reason: 'the task has no gold code or no tests' };
-    }
-    const reply = await this.#run(
-      box,
-      target,
-      [setupOf(task), gold, ...tests],
-      false,
-      this.#options.goldTimeoutMs ?? DEFAULT_GOLD_TIMEOUT_MS,
-    );
-    const [setup, definition, ...results] = reply.results;
-    const setupMs = setup?.ms ?? 0;
-    const failed = [setup, definition, ...results].findIndex((result) => !result?.ok);
-    if (failed < 0) return { results, setupMs, corrupt: false };
-    const step = failed === 0 ? 'test setup code' : failed === 1 ? 'gold code' : `test ${failed - 1}`;
-    return {
-      results,
-      setupMs,
-      corrupt: true,
-      reason: `the gold fails its own tests: ${step}: ${reply.results[failed]?.error ?? 'not run'}`,
-    };
+  #runGold(box: Box, task: Task, target: 'fresh' | 'agent' = 'fresh'): Promise<GoldRun> {
+    const limit = this.#options.goldTimeoutMs ?? DEFAULT_GOLD_TIMEOUT_MS;
+    return goldRun(task, (codes) => this.#run(box, target, codes, false, limit));
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -208,12 +162,15 @@ export class PythonEnv implements Env {
     const started = performance.now();
     // A previous gold run may still be going in the evaluation sandbox: let it finish first.
     await this.#gold?.catch(() => undefined);
+    // Sandboxes shared with the copies of a fork: this env moves to sandboxes of its own.
+    if (((await this.#boxes?.catch(() => undefined))?.owners ?? 0) > 1) await this.#release();
     const { agent, evaluator } = await this.#ensureBoxes();
     this.#task = task;
     this.#lastDefined = undefined;
     this.#gold = this.#runGold(evaluator, task);
     this.#gold.catch(() => {});
     await this.#freshAgent(agent);
+    this.#driver = agent.interpreter;
     return {
       observation: { text: task.query, durationMs: performance.now() - started },
       info: { taskId: task.id, index: task.index, query: task.query, gold: task.gold },
@@ -232,7 +189,7 @@ export class PythonEnv implements Env {
     let clean = !box.interpreter?.alive;
     if (box.interpreter?.alive) {
       try {
-        clean = await box.interpreter.reset();
+        clean = await box.interpreter.reset(this.#key);
       } catch (error) {
         if (!(error instanceof InterpreterLost)) throw error;
       }
@@ -246,21 +203,27 @@ export class PythonEnv implements Env {
     await this.#interpreter(box);
   }
 
-  async #require(): Promise<{ agent: Box; evaluator: Box; task: Task }> {
+  async #require(): Promise<{ boxes: PythonBoxes; agent: Box; evaluator: Box; task: Task }> {
     if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
     if (!this.#boxes || !this.#task) throw new EnvError('ENV_RESET_NEEDED', 'call reset() before step()');
-    const { agent, evaluator } = await this.#boxes;
-    return { agent, evaluator, task: this.#task };
+    const boxes = await this.#boxes;
+    return { boxes, agent: boxes.agent, evaluator: boxes.evaluator, task: this.#task };
   }
 
   async step(input: Action | string): Promise<StepResult> {
-    const { agent } = await this.#require();
+    const { boxes, agent } = await this.#require();
     const action = toAction(input);
     if (action.type === 'skip') return skipStep();
-    if (action.type === 'submit') return this.#submit(action.answer);
+    if (action.type === 'submit') return submissionStep(action.answer, (name) => this.#evaluate(name));
     const started = performance.now();
     this.#lastDefined = submittedFunctionName(action.code);
-    const reply = await this.#run(agent, 'agent', [action.code], true, this.#timeoutMs);
+    const reply = await exclusive(boxes, async () => {
+      // A driver other than the one this env's worker lived in: the worker is gone with its globals.
+      const stale = this.#driver !== undefined && this.#driver !== agent.interpreter;
+      const reply = await this.#run(agent, 'agent', [action.code], true, this.#timeoutMs);
+      this.#driver = agent.interpreter;
+      return { ...reply, restarted: reply.restarted || stale };
+    });
     const result = reply.results[0]!;
     const observation: Observation = {
       text: observationText(result, reply.restarted),
@@ -282,34 +245,6 @@ export class PythonEnv implements Env {
     };
   }
 
-  async #submit(answer: string | undefined): Promise<StepResult> {
-    const started = performance.now();
-    const name = submitName(answer);
-    if (name === undefined) {
-      return {
-        observation: {
-          text: 'submit needs the name of the function to test: submit <function-name>',
-          durationMs: 0,
-        },
-        reward: 0,
-        terminated: true,
-        truncated: false,
-        info: { admissible: false, score: { value: 0, details: { reason: 'no function name' } } },
-      };
-    }
-    const score = await this.#evaluate(name);
-    const details = score.details as { testsAgreeing?: number; testsPassed?: number } | undefined;
-    const total = score.parts?.tests ?? 0;
-    const text = `submitted ${name}: ${details?.testsAgreeing ?? 0} of ${total} tests agree with the reference solution (${details?.testsPassed ?? 0} passed)`;
-    return {
-      observation: { text, durationMs: performance.now() - started },
-      reward: score.value,
-      terminated: true,
-      truncated: false,
-      info: { admissible: true, score },
-    };
-  }
-
   /**
    * Upstream's MBPP reward for the function `name`: bind the gold's function name to it, run the
    * setup code and each test, compare each result with the gold's. The tests run in a judge that
@@ -317,6 +252,11 @@ export class PythonEnv implements Env {
    * interpreter, as upstream ran them.
    */
   async #evaluate(name: string): Promise<Score> {
+    const { boxes } = await this.#require();
+    return exclusive(boxes, () => this.#evaluateNow(name));
+  }
+
+  async #evaluateNow(name: string): Promise<Score> {
     const { agent, evaluator, task } = await this.#require();
     const reference = referenceFunctionName(goldOf(task));
     const tests = testsOf(task);
@@ -355,7 +295,7 @@ export class PythonEnv implements Env {
   ): Promise<readonly CodeResult[]> {
     const [bindMs = 0, setupMs = 0, ...testMs] = plan.limits;
     const outcome = await judgeTests(
-      await this.#interpreter(agent),
+      (await this.#interpreter(agent)).channel(this.#key),
       (codes, limits, onCall) =>
         this.#run(evaluator, 'judge', codes, false, limits, {
           onCall,
@@ -374,7 +314,7 @@ export class PythonEnv implements Env {
   async #goldInAgent(agent: Box, task: Task): Promise<GoldRun> {
     const interpreter = await this.#interpreter(agent);
     try {
-      await interpreter.reset();
+      await interpreter.reset(this.#key);
     } catch (error) {
       if (!(error instanceof InterpreterLost)) throw error;
       agent.interpreter = undefined;
@@ -391,14 +331,70 @@ export class PythonEnv implements Env {
     return this.#evaluate(this.#lastDefined);
   }
 
+  /**
+   * `count` copies of the episode (1 to 64): each a new env whose worker in the agent sandbox's driver
+   * is a fork of this env's (globals, modules, heap: copy-on-write; forked from the template this
+   * env's worker becomes, on each copy's first request), with the same task, gold run and last `def`. The copies share both sandboxes with the original (see
+   * `python-boxes.ts`), so their file system is one (`notCopied` says so, and names the threads,
+   * child processes, sockets, pipes and open files of the worker that a fork does not copy). A copy's
+   * timeout, crash or restart replaces only its own worker; a reset moves it to sandboxes of its own.
+   */
+  async fork(count: number): Promise<ForkResult> {
+    const shared = this.#boxes;
+    const { boxes, agent, task } = await this.#require();
+    checkForkCount(count, MAX_PYTHON_FORK);
+    return exclusive(boxes, async () => {
+      if (boxes.owners + count > MAX_SHARING) {
+        throw new EnvError(
+          'ENV_INVALID_ACTION',
+          `at most ${MAX_SHARING - 1} copies of one Python episode can be open at once (${boxes.owners} envs share it)`,
+        );
+      }
+      const interpreter = await this.#interpreter(agent);
+      const stale = this.#driver !== undefined && this.#driver !== interpreter;
+      const reply = await forkWorker(agent, this.#key, count);
+      this.#driver = interpreter;
+      boxes.owners += count;
+      const envs = reply.agents.map((key) => {
+        const env = new PythonEnv(this.#options);
+        env.#boxes = shared; // this env's own may be gone by now (a close queued behind this fork)
+        env.#key = key;
+        env.#driver = interpreter;
+        env.#task = task;
+        env.#gold = this.#gold;
+        env.#lastDefined = this.#lastDefined;
+        return env;
+      });
+      const lost =
+        reply.restarted || stale
+          ? ["the agent's globals: its interpreter had been lost and was restarted before the fork"]
+          : [];
+      return { envs, notCopied: [...lost, ...SHARED_STATE, ...reply.notCopied] };
+    });
+  }
+
+  /**
+   * Lets go of the sandboxes, which the copies of a fork share with the original: this env's worker
+   * ends, and the last env that holds them closes them (counted in their lane, after any fork queued).
+   */
+  async #release(): Promise<void> {
+    const boxes = await this.#boxes?.catch(() => undefined);
+    this.#boxes = undefined;
+    const key = this.#key;
+    this.#key = '0';
+    this.#driver = undefined;
+    if (!boxes) return;
+    await exclusive(boxes, async () => {
+      boxes.owners -= 1;
+      if (boxes.owners > 0) await boxes.agent.interpreter?.drop(key).catch(() => undefined);
+      else await closeBoxes(boxes);
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#gold?.catch(() => undefined);
-    const boxes = await this.#boxes?.catch(() => undefined);
-    this.#boxes = undefined;
-    if (!boxes) return;
-    for (const box of [boxes.agent, boxes.evaluator]) box.interpreter?.close();
-    await Promise.all([boxes.agent.sandbox.close(), boxes.evaluator.sandbox.close()]);
+    await this.#release();
   }
 }

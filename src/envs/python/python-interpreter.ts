@@ -6,13 +6,15 @@ import type { Sandbox, SandboxProcess } from '../../sandbox/sandbox.js';
 /**
  * The driver's program, one Python program from these files in order: `python-values.py` (plain values
  * for the judge), `python-driver.py` (set-up and the host protocol), `python-worker.py` (runs user
- * code), `python-zygote.py` (workers and the clean slate), `python-driver-main.py` (requests, main loop).
+ * code), `python-zygote.py` (workers and the clean slate), `python-branches.py` (the copies of a fork),
+ * `python-driver-main.py` (requests, main loop).
  */
 const driverParts = [
   'python-values.py',
   'python-driver.py',
   'python-worker.py',
   'python-zygote.py',
+  'python-branches.py',
   'python-driver-main.py',
 ].map((file) => programSource(new URL(`./${file}`, import.meta.url)));
 const pythonDriverSource = () => driverParts.map((part) => part()).join('\n');
@@ -86,7 +88,20 @@ export interface RunOptions {
   readonly proxy?: string;
   /** `judge`: answers the judge's calls (each answer is sent back before the judge goes on). */
   readonly onCall?: (call: JudgeCall) => Promise<JudgeAnswer>;
+  /** `agent`, `copy`: whose worker, by agent key (default `'0'`, the one a reset makes; see `fork`). */
+  readonly agent?: string;
 }
+
+/** The copies a `fork` made: their agent keys, and what they lack of the original (sentences). */
+export interface ForkReply {
+  readonly agents: readonly string[];
+  readonly notCopied: readonly string[];
+  /** The original's worker was lost before the fork and replaced: the copies have fresh globals too. */
+  readonly restarted: boolean;
+}
+
+/** One agent's side of the interpreter: its runs and a judge's calls in its probe. */
+export type AgentChannel = Pick<PythonInterpreter, 'run' | 'call'>;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -287,9 +302,47 @@ export class PythonInterpreter {
    * cleared, a new worker forked. False when the driver could not bring that back to its start (the
    * interpreter must then be replaced by a new process tree).
    */
-  async reset(): Promise<boolean> {
-    const reply = (await this.#request({ op: 'reset' }, SLACK_MS)) as { clean?: unknown };
+  async reset(agent = '0'): Promise<boolean> {
+    const reply = (await this.#request({ op: 'reset', agent }, SLACK_MS)) as { clean?: unknown };
     return reply?.clean === true;
+  }
+
+  /**
+   * `count` copies of agent `agent`'s worker, forked inside the sandbox (copy-on-write), each the
+   * worker of a new agent key. Throws `SANDBOX_START_FAILED` when the driver could not make them.
+   */
+  async fork(agent: string, count: number): Promise<ForkReply> {
+    const reply = (await this.#request({ op: 'fork', agent, count }, SLACK_MS)) as Partial<ForkReply> & {
+      error?: string;
+    };
+    const agents = reply?.agents;
+    if (
+      !Array.isArray(agents) ||
+      agents.length !== count ||
+      !agents.every((key) => typeof key === 'string')
+    ) {
+      throw new SandboxError(
+        'SANDBOX_START_FAILED',
+        `the Python interpreter could not be copied: ${reply?.error ?? 'a malformed answer'}`,
+      );
+    }
+    const notCopied = Array.isArray(reply.notCopied)
+      ? reply.notCopied.filter((n) => typeof n === 'string')
+      : [];
+    return { agents, notCopied, restarted: reply.restarted === true };
+  }
+
+  /** Ends agent `agent`'s worker and every process it started (a closed copy's). */
+  async drop(agent: string): Promise<void> {
+    await this.#request({ op: 'drop', agent }, SLACK_MS);
+  }
+
+  /** The channel of agent `agent`: its runs and its probe's calls. */
+  channel(agent: string): AgentChannel {
+    return {
+      run: (target, codes, options) => this.run(target, codes, { ...options, agent }),
+      call: (call, timeoutMs, maxOutputBytes) => this.call(call, timeoutMs, maxOutputBytes),
+    };
   }
 
   async run(target: RunTarget, codes: readonly string[], options: RunOptions): Promise<RunReply> {
@@ -313,6 +366,7 @@ export class PythonInterpreter {
         ...(options.stay ? { stay: true } : {}),
         ...(options.speculate ? { speculate: options.speculate } : {}),
         ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
       },
       limit,
       target === 'judge' ? options.onCall : undefined,

@@ -90,6 +90,9 @@ def worker_main():
             if state.get('copy'):
                 os._exit(0)
             continue
+        if 'fork' in request:
+            fork_copies(int(request['fork']), state, send)
+            continue
         if request.get('isolated'):
             pid = os.fork()
             if pid:
@@ -274,6 +277,7 @@ def reap_killed_children():
 
 def run_one(code, wrap, state, serve=None):
     reap_killed_children()
+    reap_copies(state)
     try:
         os.dup2(OUT_W, 1)
         os.dup2(ERR_W, 2)

@@ -4,9 +4,10 @@
 
 
 class Worker:
-    def __init__(self, pid, ctl, out_r, err_r):
-        self.pid, self.ctl, self.out_r, self.err_r = pid, ctl, out_r, err_r
+    def __init__(self, pid, ctl, out_r, err_r, fds):
+        self.pid, self.ctl, self.out_r, self.err_r, self.fds = pid, ctl, out_r, err_r, fds
         self.buffer = b''
+        self.releasing = False  # its probe was told to end: it still has to report the probe gone
 
     def close(self):
         for fd in (self.out_r, self.err_r):
@@ -15,24 +16,44 @@ class Worker:
             except OSError:
                 pass
         self.ctl.close()
+        self.fds.close()
+
+
+def worker_channels():
+    """A worker's channels: the driver's ends (control, stdout, stderr, fork descriptors), the worker's."""
+    zygote_end, worker_end = socket.socketpair()
+    fds_zygote, fds_worker = socket.socketpair()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    return (zygote_end, out_r, err_r, fds_zygote), (worker_end, out_w, err_w, fds_worker)
+
+
+def own_channels(channels):
+    """The driver's ends of a new worker's channels, once its own are closed here."""
+    ours, theirs = channels
+    for end in theirs:
+        end.close() if isinstance(end, socket.socket) else os.close(end)
+    for fd in ours[1:3]:
+        os.set_blocking(fd, False)
+    return ours
 
 
 def spawn_worker():
-    zygote_end, worker_end = socket.socketpair()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
+    channels = worker_channels()
     pid = os.fork()
     if pid == 0:
         try:
             set_dumpable(1)
             os.setpgid(0, 0)
+            worker_end, out_w, err_w, fds_worker = channels[1]
             os.dup2(worker_end.fileno(), CTL)
             os.dup2(out_w, OUT_W)
             os.dup2(err_w, ERR_W)
+            os.dup2(fds_worker.fileno(), FDS)
             null = os.open('/dev/null', os.O_RDWR)
             os.dup2(null, NULL)
             os.closerange(3, CTL)
-            os.closerange(NULL + 1, 65536)
+            os.closerange(FDS + 1, 65536)
             worker_main()
         finally:
             os._exit(70)
@@ -40,12 +61,7 @@ def spawn_worker():
         os.setpgid(pid, pid)
     except OSError:
         pass
-    worker_end.close()
-    os.close(out_w)
-    os.close(err_w)
-    for fd in (out_r, err_r):
-        os.set_blocking(fd, False)
-    return Worker(pid, zygote_end, out_r, err_r)
+    return Worker(pid, *own_channels(channels))
 
 
 class Capture:
@@ -135,8 +151,16 @@ def descendants(table=None):
     return found
 
 
-def others(keep):
-    return [pid for pid in descendants() if pid not in keep]
+def others(keep, spare_branches=False):
+    """Processes below this one but keep; spare_branches: also those of the agent workers other than the
+    current one (the copies of a fork, see python-branches.py), so a timeout in one leaves the others be."""
+    table = process_table()
+    spared = set()
+    if spare_branches:
+        for worker in list(agents.values()) + [template['worker'] for template in pending.values()]:
+            if worker is not agent:
+                spared |= family(worker.pid, table)
+    return [pid for pid in descendants(table) if pid not in keep and pid not in spared]
 
 
 def kill_others(keep):
@@ -144,7 +168,7 @@ def kill_others(keep):
     they keep coming."""
     keep = set(keep) | {1, os.getpid()} | ({spare.pid} if spare is not None else set())
     for _ in range(50):
-        pids = others(keep)
+        pids = others(keep, spare_branches=True)
         if not pids:
             return True
         kill_pids(pids)
@@ -264,9 +288,10 @@ def clean_slate():
 
 
 spare = None  # a fresh worker forked ahead, between requests, for the next gold or judge run
-agent = None
+agent = None  # the worker of the current request's agent (agents[agent_key])
+agents = {}  # agent key -> its worker: '0' at first, more after a fork (python-branches.py)
+agent_key = '0'
 probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
-releasing = False  # a probe was told to end: the agent's worker still has to report it gone
 
 
 def take_spare():
@@ -286,19 +311,25 @@ def take_spare():
 
 
 def fresh_agent(slate=False):
-    """A new agent worker once every process was killed; slate: a new episode's (see clean_slate)."""
-    global agent, probe, releasing, spare
+    """A new worker for the current agent once every process was killed; slate: a new episode's (see
+    clean_slate). While other agents (copies of a fork) live and this is no new episode, only the
+    processes of this agent's worker are (see end_branch)."""
+    global agent, probe, spare
     if spare is not None:
         spare.close()
         spare = None
     probe = None
-    releasing = False
-    if agent is not None:
-        agent.close()
-        agent = None
-    kill_everything()
-    clean = clean_slate() if slate else True
-    agent = spawn_worker()
+    if not slate and (set(agents) - {agent_key} or pending):
+        end_branch(agent_key)
+        clean = True
+    else:
+        for worker in set(agents.values()) | {template['worker'] for template in pending.values()}:
+            worker.close()
+        agents.clear()
+        pending.clear()
+        kill_everything()
+        clean = clean_slate() if slate else True
+    agent = agents[agent_key] = spawn_worker()
     return clean
 
 

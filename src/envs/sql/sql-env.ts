@@ -13,6 +13,7 @@ import { EnvError } from '../../core/errors.js';
 import type { Dataset, Task } from '../../core/task.js';
 import type { QueryOutcome, SqlEngine, SqlSession } from '../../sql/engine/sql-engine.js';
 import { skipStep, submitStep } from '../control-steps.js';
+import { checkForkCount } from '../fork-count.js';
 import { pyRowStrs } from '../python-compat/python-repr.js';
 import { pickTask } from '../task-picker.js';
 import { jsonSafeRows, toPythonRows } from './python-rows.js';
@@ -223,12 +224,7 @@ export class SqlEnv implements Env {
    */
   async fork(count: number): Promise<ForkResult> {
     const task = this.#require();
-    if (!Number.isInteger(count) || count < 1 || count > 256) {
-      throw new EnvError(
-        'ENV_INVALID_ACTION',
-        `fork count must be a whole number from 1 to 256, not ${count}`,
-      );
-    }
+    checkForkCount(count, 256);
     const database = databaseOf(task);
     const session = await this.#session(this.#agentSessions, database);
     if (!session.fork) {

@@ -245,7 +245,7 @@ export class EnvSession {
       if (!fork) {
         throw new SessionError(
           'FORK_UNSUPPORTED',
-          `episodes of ${episode.dataset} cannot be forked here (the SQL environment on SQLite and the Bash environment on bwrap can)`,
+          `episodes of ${episode.dataset} cannot be forked here (the SQL environment on SQLite, the Bash environment on bwrap and the Python environment can)`,
         );
       }
       let forked: Awaited<ReturnType<typeof fork>>;

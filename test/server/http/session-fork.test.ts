@@ -114,6 +114,26 @@ describe('forking an HTTP session', () => {
     expect((await call('GET', '/intercode/sessions')).json).toMatchObject({ active: 1 });
   });
 
+  it('forks a Python session: each branch has its own globals, and notCopied names the shared file system', async ({
+    cache,
+  }) => {
+    expect(cache).toBeTruthy();
+    await serve({ maxSessions: 3 });
+    const id = (await call('POST', '/intercode/sessions', { dataset: 'demo/python' })).json
+      .session_id as string;
+    expect((await call('POST', '/reset', { task_id: 'digit-product', session_id: id })).status).toBe(200);
+    await step(id, 'x = 1');
+    const forked = await call('POST', `/intercode/sessions/${id}/fork`, { count: 2 });
+    expect(forked.status).toBe(201);
+    expect(forked.json.not_copied).toEqual([expect.stringMatching(/file system/)]);
+    const [a, b] = forked.json.session_ids as string[];
+    await step(a!, 'x = 2');
+    expect((await step(a!, 'x')).json.observation.output).toBe('2');
+    expect((await step(b!, 'x')).json.observation.output).toBe('1');
+    expect((await call('DELETE', `/intercode/sessions/${id}`)).status).toBe(200);
+    expect((await step(b!, 'x')).json.observation.output).toBe('1');
+  });
+
   it('records each branch with --out as an episode of its own, with the turns before the fork', async ({
     cache,
   }) => {
