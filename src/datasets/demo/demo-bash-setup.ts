@@ -186,9 +186,11 @@ printf 'scratch %s\n' b > /demo/tmp/b.tmp
 printf 'scratch %s\n' c > /demo/tmp/cache/c.tmp
 printf 'index\n' > /demo/tmp/cache/index.dat
 
-touch -d @1700000000 /demo/notes/ideas.md /demo/data/words.txt /demo/config/app.conf
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@1700000000 \
+# Fixed times (2023-05-13), before the instant of deterministic mode's clock (2023-06-01): an archive
+# extracted in an episode never holds a time in its future.
+touch -d @1684000000 /demo/notes/ideas.md /demo/data/words.txt /demo/config/app.conf
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@1684000000 \
   -cf /demo/archive/bundle.tar -C /demo notes/ideas.md data/words.txt config/app.conf
 
-find /demo -exec touch -h -d @1700000000 {} +
+find /demo -exec touch -h -d @1684000000 {} +
 `;

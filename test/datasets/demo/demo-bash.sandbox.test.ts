@@ -42,7 +42,7 @@ describe('demo/bash', () => {
     const [a, b] = await Promise.all([first.exec(LISTING), second.exec(LISTING)]);
     await Promise.all([first.close(), second.close()]);
     expect(a.exitCode).toBe(0);
-    expect(a.output).toContain('/demo/archive/bundle.tar f 644 10240 1700000000');
+    expect(a.output).toContain('/demo/archive/bundle.tar f 644 10240 1684000000');
     expect(b.output).toBe(a.output);
   });
 

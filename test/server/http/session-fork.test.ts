@@ -107,7 +107,7 @@ describe('forking an HTTP session', () => {
   it('says FORK_UNSUPPORTED for an environment that cannot copy its episode', async ({ cache }) => {
     expect(cache).toBeTruthy();
     await serve({ maxSessions: 3 });
-    const id = await resetSession('demo/python');
+    const id = await resetSession('demo/ctf');
     const refused = await call('POST', `/intercode/sessions/${id}/fork`, { count: 2 });
     expect(refused).toMatchObject({ status: 409, json: { code: 'FORK_UNSUPPORTED' } });
     expect(refused.json.detail).toMatch(/cannot be forked/);
