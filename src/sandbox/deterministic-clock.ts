@@ -11,9 +11,11 @@ export const DETERMINISTIC_CLOCK_MS = Date.UTC(2023, 5, 1, 12, 0, 0);
 
 /**
  * How long before the clock's instant a task's file system was made: what a deterministic layer's
- * files that its setup script created or changed "now" are dated (see `script-layer.ts`).
+ * files that its setup script created or changed "now" are dated (see `script-layer.ts`). Half an hour:
+ * fresh, as the original's images were when its runs were made (`find -mmin -60` finds them, `-mmin +5`
+ * too), and away from the round bounds tasks use.
  */
-export const LAYER_AGE_MS = 60 * 60 * 1000;
+export const LAYER_AGE_MS = 30 * 60 * 1000;
 
 /** Where Debian installs libfaketime (package `libfaketime`), per architecture, under an image's root. */
 const LIBRARY_PATHS: Readonly<Record<string, string>> = {

@@ -72,7 +72,7 @@ export function scriptLayerStatus(options: ScriptLayerOptions): {
 } {
   const key = createHash('sha256')
     .update(
-      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.pinnedClockMs ?? 'unpinned'}\n${options.script}`,
+      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.pinnedClockMs === undefined ? 'unpinned' : `made at ${options.pinnedClockMs - LAYER_AGE_MS}`}\n${options.script}`,
     )
     .digest('hex')
     .slice(0, 16);

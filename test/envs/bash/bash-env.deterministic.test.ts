@@ -39,7 +39,7 @@ const dataset: Dataset = {
   tasks: [
     task(0, 'date +%s; date; echo "$TZ $LC_ALL"; umask; hostname'),
     task(1, 'stat -c "%n %Y %X" /proj/a.txt /proj/sub /proj/recent.txt; cat /proj/made-at.txt'),
-    task(2, 'find /proj -type f -mtime -1 | sort; find /proj -type f -mmin +5 | sort'),
+    task(2, 'find /proj -type f -mtime -1 | sort; find /proj -type f -mmin +5 | sort; find /proj -mmin -60 -name a.txt'),
     task(3, "/usr/bin/python3 -c \"print(hash('intercode'), list({'a', 'b', 'c', 'd'}))\""),
     task(4, 'tar -tvf /proj/a.tar --full-time; tar -xf /proj/a.tar -C /tmp && echo extracted'),
     task(5, 'dig +time=1 +tries=1 -x 127.0.0.1 >/dev/null 2>&1; echo "dig exit $?"; which dig; date +%s'),
@@ -95,16 +95,17 @@ describe('BashEnv deterministic mode', () => {
       `/proj/a.txt ${madeAtS} ${madeAtS}\n/proj/sub ${madeAtS} ${madeAtS}\n` +
         `/proj/recent.txt ${recent} ${madeAtS}\n${madeAtS}\n`,
     );
-    // find's idea of "now" is the pinned clock: recent.txt is 12 hours old, the rest one hour.
+    // find's idea of "now" is the pinned clock: recent.txt is 12 hours old, the rest half an hour.
     const found = await play(env(true), 2);
     expect(found.text).toBe(
       '/proj/a.tar\n/proj/a.txt\n/proj/made-at.txt\n/proj/recent.txt\n/proj/sub/b.txt\n' +
-        '/proj/a.tar\n/proj/a.txt\n/proj/made-at.txt\n/proj/recent.txt\n/proj/sub/b.txt\n',
+        '/proj/a.tar\n/proj/a.txt\n/proj/made-at.txt\n/proj/recent.txt\n/proj/sub/b.txt\n' +
+        '/proj/a.txt\n',
     );
     expect(found.value).toBe(1);
     // The archive the script made holds the pinned instant, so extracting it warns of no future time.
     const archive = await play(env(true), 4);
-    expect(archive.text).toBe('-rw-r--r-- root/root         2 2023-06-01 11:00:00 a.txt\nextracted\n');
+    expect(archive.text).toBe('-rw-r--r-- root/root         2 2023-06-01 11:30:00 a.txt\nextracted\n');
     expect(archive.value).toBe(1);
   }, 180_000);
 
