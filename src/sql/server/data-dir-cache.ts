@@ -93,6 +93,22 @@ export function lookUpDataDir(root: string, name: string, key: string): DataDirL
   return { dataDir };
 }
 
+/** Staging and set-aside folders older than this were left by a process that died while publishing. */
+const LEFTOVER_MS = 60 * 60 * 1000;
+
+/** Removes the staging and set-aside folders of `root` that processes which died left behind. */
+function removeLeftovers(root: string): void {
+  for (const name of readdirSync(root)) {
+    if (!/\.(tmp|old)-[0-9a-f]{8}$/.test(name)) continue;
+    const path = join(root, name);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > LEFTOVER_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
 /**
  * Publishes the data directory `source` as the entry `<root>/<name>`: copied (owners kept) into a
  * staging folder next to it, its manifest written last, everything flushed to disk, then renamed
@@ -108,6 +124,7 @@ export async function publishDataDir(
 ): Promise<string> {
   mkdirSync(root, { recursive: true });
   const entry = entryPath(root, name);
+  removeLeftovers(root);
   const staging = `${entry}.tmp-${randomBytes(4).toString('hex')}`;
   try {
     mkdirSync(staging);
