@@ -50,9 +50,9 @@ export interface ServerEngineOptions<Server extends ManagedServer> {
   readonly killGraceMs?: number;
   /**
    * The dump a server of the engine's own starts with: its loaded data directory is kept in the user
-   * cache (`<cache>/sql/servers/<kind>-loaded-<hash>`), so the next start copies it instead of
-   * loading the dump (`prepare` then finds the templates there). May still be being read while the
-   * server starts. Ignored on a `url` or `server`.
+   * cache (`<cache>/sql/servers/<kind>-loaded-<hash>`), and the next start runs on it (copy-on-write)
+   * instead of loading the dump (`prepare` then finds the templates there). May still be being read
+   * while the server starts. Ignored on a `url` or `server`. Where the data came from: `dataCache`.
    */
   readonly preload?: DumpModel | Promise<DumpModel>;
 }

@@ -44,7 +44,7 @@ export interface LoadedDataSpec {
   startBuilder(): Promise<ManagedServer>;
 }
 
-/** A data directory to start from, and what to remove once the server has started from it. */
+/** A data directory to start from, and what to remove once the server started from it has ended. */
 export interface LoadedData {
   readonly dataDir: string;
   readonly cleanup: () => void;
@@ -56,7 +56,7 @@ export interface LoadedData {
  * a builder server (plain folder, not capped) started on the initialised data directory, loaded,
  * shut down cleanly, its data directory published into the cache. Two processes that build the
  * same entry at once both succeed (the second rename keeps the first). When the cache cannot be
- * written, the built directory is used once; when building fails, the initialised one (the caller
+ * written, the built directory is used once (and removed when that server ends); when building fails, the initialised one (the caller
  * loads as without a cache). The reason goes to `preload.report`, never an error.
  */
 export async function loadedDataDir(spec: LoadedDataSpec): Promise<LoadedData> {

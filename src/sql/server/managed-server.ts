@@ -237,8 +237,7 @@ export abstract class ManagedServer {
     const capped = options.keepable
       ? undefined
       : cappedStoreCommand(recipe.split ? { ...store, split: recipe.split } : store, server);
-    // The server's copy of the data is made before it answers: an uncached loaded folder goes then.
-    return ManagedServer.launch({
+    const launched = ManagedServer.launch({
       title: recipe.title,
       dir,
       socketPath: recipe.socketPath(dir),
@@ -256,7 +255,14 @@ export abstract class ManagedServer {
       create: (process) => recipe.create(process, dir, binaries),
       startTimeoutMs: options.startTimeoutMs ?? 30_000,
       started,
-    }).finally(() => loaded?.cleanup());
+    });
+    // An uncached loaded folder is the lower layer of the server's overlay: it goes when the server does.
+    const running = await launched.catch((error: unknown) => {
+      loaded?.cleanup();
+      throw error;
+    });
+    if (loaded) running.onExit(() => loaded.cleanup());
+    return running;
   }
 
   /** Spawns the server, waits until it answers, and cleans everything up when it does not. */
