@@ -14,9 +14,12 @@ export async function openSqlEnvs({
 }: EnvOpenOptions<SqlEnvConfig>): Promise<EnvFactory> {
   const dump = dataset.assets.databaseDump;
   if (!dump) throw new DatasetError('DATASET_INVALID', `dataset ${dataset.id} has no database dump`);
-  const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl);
+  // Read while the server starts; a server engine of its own starts on the cached loaded data.
+  const model = readMysqlDump(dump, { cacheDir: join(cacheDir(), 'sql', 'dumps') });
+  model.catch(() => {});
+  const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl, model);
   try {
-    await engine.prepare(await readMysqlDump(dump, { cacheDir: join(cacheDir(), 'sql', 'dumps') }));
+    await engine.prepare(await model);
   } catch (error) {
     await engine.close();
     throw error;

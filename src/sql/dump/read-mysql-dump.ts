@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { writeFileAtomic } from '../../core/host/atomic-write.js';
+import { sourceFingerprint } from '../../core/host/source-fingerprint.js';
 import type { DumpModel, DumpTable } from './dump-model.js';
 import { parseMysqlDump } from './parse-mysql-dump.js';
 
@@ -91,18 +92,7 @@ function readCached(file: string): DumpModel | undefined {
   }
 }
 
-let fingerprint: string | undefined;
-
 /** A hash of the dump parser's own files (this folder's modules): a changed parser gets new cache keys. */
-function parserFingerprint(): string {
-  if (fingerprint === undefined) {
-    const dir = dirname(fileURLToPath(import.meta.url));
-    const hash = createHash('sha256');
-    for (const name of readdirSync(dir).sort()) {
-      if (/\.(js|ts)$/.test(name) && !name.endsWith('.d.ts'))
-        hash.update(name).update(readFileSync(join(dir, name)));
-    }
-    fingerprint = hash.digest('hex').slice(0, 16);
-  }
-  return fingerprint;
+export function parserFingerprint(): string {
+  return sourceFingerprint(dirname(fileURLToPath(import.meta.url)));
 }

@@ -1,6 +1,10 @@
+import { fileURLToPath } from 'node:url';
+import { debugLine } from '../../core/host/debug-line.js';
 import { currentOwner, isOwnerAlive } from '../../core/host/owner.js';
+import { sourceFingerprint } from '../../core/host/source-fingerprint.js';
 import type { DumpDatabase, DumpModel } from '../dump/dump-model.js';
-import { describeExit, type ManagedServer } from '../server/managed-server.js';
+import type { Preload, PreloadOutcome } from '../server/loaded-data-cache.js';
+import { describeExit, type ManagedServer, type ManagedServerOptions } from '../server/managed-server.js';
 import { objectName } from './object-name.js';
 import { PreparedDatabases } from './prepared-databases.js';
 import { unansweredServer } from './server-health.js';
@@ -44,6 +48,13 @@ export interface ServerEngineOptions<Server extends ManagedServer> {
   readonly countLimit?: number;
   /** Time between cancelling a statement past its limit and ending its connection, default 2 s. */
   readonly killGraceMs?: number;
+  /**
+   * The dump a server of the engine's own starts with: its loaded data directory is kept in the user
+   * cache (`<cache>/sql/servers/<kind>-loaded-<hash>`), and the next start runs on it (copy-on-write)
+   * instead of loading the dump (`prepare` then finds the templates there). May still be being read
+   * while the server starts. Ignored on a `url` or `server`. Where the data came from: `dataCache`.
+   */
+  readonly preload?: DumpModel | Promise<DumpModel>;
 }
 
 /** How a server engine names things on the server. */
@@ -59,6 +70,9 @@ export interface ServerNaming {
 }
 
 let engines = 0;
+
+/** The SQL code (`src/sql`): the loaded data's key has its fingerprint. */
+const SQL_CODE = fileURLToPath(new URL('..', import.meta.url));
 
 /** `ic_<pid>_<start>` of names on a shared server, when the process that made them is dead. */
 function deadOwner(name: string): boolean {
@@ -100,6 +114,7 @@ export abstract class ServerEngine<
   readonly #references = new Map<Slot, Promise<SqlSession>>();
   /** Session copies and accounts this engine made on a shared server (dropped at close). */
   readonly #made = { databases: new Set<string>(), accounts: new Set<string>() };
+  #dataCache: PreloadOutcome | undefined;
 
   /** Options have no required field: an engine without any starts a server of its own. */
   constructor(options: Options = {} as Options) {
@@ -112,8 +127,14 @@ export abstract class ServerEngine<
   /** `MySQL`, `PostgreSQL`: for messages. */
   protected abstract readonly title: string;
   protected abstract readonly naming: ServerNaming;
-  /** Starts a server of the engine's own. */
-  protected abstract startServer(): Promise<NonNullable<Backend['ownServer']>>;
+  /** Starts a server of the engine's own, with these options over the engine's server options. */
+  protected abstract startServer(extra: ManagedServerOptions): Promise<NonNullable<Backend['ownServer']>>;
+  /** An engine of the same kind and options on `server` (shared: `close` leaves it running). */
+  protected abstract onServer(
+    server: NonNullable<Backend['server']>,
+  ): ServerEngine<Backend, Prepared, Slot, Session, Options>;
+  /** What the engine's loaded data depends on besides the dump and the code (converter, text mode). */
+  protected abstract readonly dataSettings: string;
   /** The administrator endpoint of an intercode server, or of the server a URL names. */
   protected abstract endpointOf(
     server: NonNullable<Backend['server']> | undefined,
@@ -158,6 +179,11 @@ export abstract class ServerEngine<
   protected abstract listAccounts(backend: Backend): Promise<{ name: string; account: string }[]>;
   protected abstract dropDatabase(backend: Backend, database: string): Promise<void>;
   protected abstract dropAccount(backend: Backend, account: string): Promise<void>;
+
+  /** Where the data of the engine's own server came from (`preload`), once it started with one. */
+  get dataCache(): PreloadOutcome | undefined {
+    return this.#dataCache;
+  }
 
   /** The server this engine uses (started for itself or given), if any. */
   async server(): Promise<NonNullable<Backend['server']> | undefined> {
@@ -213,6 +239,31 @@ export abstract class ServerEngine<
     if (backend.shared && !this.failure) await this.dropMade(backend).catch(() => {});
     await backend.pool.end().catch(() => {});
     await backend.ownServer?.stop();
+  }
+
+  /** Starts the engine's own server, with the loaded data of `preload` when given. */
+  private async startOwnServer(): Promise<NonNullable<Backend['ownServer']>> {
+    // A dump that cannot be read starts the server without it: `prepare` reports the error.
+    const dump = await Promise.resolve(this.options.preload).catch(() => undefined);
+    if (!dump || process.env.INTERCODE_SQL_DATA_CACHE === 'off') return this.startServer({});
+    const preload: Preload = {
+      key: `${dump.sha256}-${sourceFingerprint(SQL_CODE, true)}-${this.dataSettings}`,
+      load: async (server) => {
+        const engine = this.onServer(server as NonNullable<Backend['server']>);
+        try {
+          await engine.prepare(dump);
+        } finally {
+          await engine.close();
+        }
+      },
+      report: (outcome) => {
+        this.#dataCache = outcome;
+        debugLine(
+          `${this.title} data cache: ${outcome.source}${outcome.reason ? ` (${outcome.reason})` : ''}, ${outcome.entry}`,
+        );
+      },
+    };
+    return this.startServer({ preload });
   }
 
   /** Names of the prepared databases, as the dumps spell them. */
@@ -289,7 +340,7 @@ export abstract class ServerEngine<
   /** Starts or reaches the server, checks the account of a URL, and reaps what dead owners left. */
   private async connect(): Promise<Backend> {
     const { url, server: given } = this.options;
-    const ownServer = url || given ? undefined : await this.startServer();
+    const ownServer = url || given ? undefined : await this.startOwnServer();
     const server = (ownServer ?? given) as NonNullable<Backend['server']> | undefined;
     const endpoint = this.endpointOf(server, url ?? '');
     const pool = this.openPool(endpoint);

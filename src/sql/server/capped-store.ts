@@ -34,24 +34,35 @@ export function storeSizeBytes(option?: number): number {
 
 /**
  * Run inside the server's new mount namespace, before the server: mounts a tmpfs on the store
- * folder, copies the cached data directory in (owners kept, then handed to the server's account if
- * it belongs to another), makes the temporary folder, and execs the rest of the command. When the
- * server names the folder of its databases (`-` otherwise), that folder gets a tmpfs of its own
- * with the cap, and the store's tmpfs has a fixed size for the rest (a server that cannot write its
- * log or control files stops, so a full database folder must not reach them); else the store's
- * tmpfs has the cap.
+ * folder, puts the cached data directory there as the lower layer of an overlay whose upper layer
+ * is on that tmpfs (copy-on-write: a file is copied only when the server first writes it, so a
+ * start costs no copy of the whole directory; without overlayfs, a full copy), hands it to the
+ * server's account if the cache belongs to another, makes the temporary folder, and execs the rest
+ * of the command. When the server names the folder of its databases (`-` otherwise), that folder
+ * gets an overlay of its own whose upper layer is on a tmpfs with the cap, and the store's tmpfs has
+ * a fixed size for the rest (a server that cannot write its log or control files stops, so a full
+ * database folder must not reach them); else the store's tmpfs has the cap.
  * Arguments: cap, uid, gid, store folder, template data directory, databases folder or `-`, size of
  * the store's tmpfs when split, the command.
  */
 const STORE_SCRIPT = [
   'set -e',
+  'uid=$2 gid=$3',
   'if [ "$6" = - ]; then size=$1; else size=$7; fi',
   'mount -t tmpfs -o "size=$size,mode=0700,uid=$2,gid=$3" intercode-db "$4"',
-  'cp -a "$5" "$4/data"',
-  '[ "$(stat -c %u:%g "$4/data")" = "$2:$3" ] || chown -R "$2:$3" "$4/data"',
-  'mkdir -m 0700 "$4/tmp"',
-  'chown "$2:$3" "$4/tmp"',
-  'if [ "$6" != - ]; then',
+  // overlay LOWER TARGET SPACE: TARGET shows LOWER copy-on-write, what the server writes is in SPACE
+  // (the merged folder takes the mode and owner of the upper layer). Few programs: each start costs.
+  'overlay() {',
+  '  install -d -m 0700 -o "$uid" -g "$gid" "$3/upper" "$3/work"',
+  '  mount -t overlay -o "lowerdir=$1,upperdir=$3/upper,workdir=$3/work" intercode-data "$2"',
+  '}',
+  'install -d -m 0700 -o "$2" -g "$3" "$4/data" "$4/layer" "$4/tmp" "$4/space"',
+  'if overlay "$5" "$4/data" "$4/layer" 2>/dev/null; then layered=1; else layered=0; cp -a "$5/." "$4/data/"; fi',
+  '[ "$(stat -c %u:%g "$5")" = "$2:$3" ] || chown -R "$2:$3" "$4/data"',
+  'if [ "$6" != - ] && [ $layered = 1 ]; then',
+  '  mount -t tmpfs -o "size=$1,mode=0700,uid=$2,gid=$3" intercode-db-space "$4/space"',
+  '  overlay "$5/$6" "$4/data/$6" "$4/space"',
+  'elif [ "$6" != - ]; then',
   '  mv "$4/data/$6" "$4/seed"',
   '  mkdir -m 0700 "$4/data/$6"',
   '  mount -t tmpfs -o "size=$1,mode=0700,uid=$2,gid=$3" intercode-db-space "$4/data/$6"',
@@ -107,7 +118,7 @@ export function storeCapping(): 'tmpfs' | 'none' {
 export interface StoreLaunch {
   /** The store folder (a mount point made beforehand in the server's folder). */
   readonly store: string;
-  /** The cached, initialised data directory copied into `<store>/data`. */
+  /** The cached data directory shown (copy-on-write) or copied as `<store>/data`. */
   readonly template: string;
   readonly sizeBytes: number;
   /** The account the server runs as under root (undefined: this process's user). */

@@ -1,10 +1,12 @@
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cacheDir } from '../../core/host/cache-dir.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
 import { errorReason, SqlEngineError } from '../engine/sql-engine-error.js';
 import { cappedStoreCommand, storeSizeBytes } from './capped-store.js';
+import { loadedDataDir, type Preload } from './loaded-data-cache.js';
 import { setprivPath } from './server-binaries.js';
 import { makePrivateDir, newServerDir, reapStaleServers, removeServerDir } from './server-dirs.js';
 import { type ServerExit, ServerProcess } from './server-process.js';
@@ -47,6 +49,23 @@ export interface ManagedServerOptions {
    * `INTERCODE_DB_SIZE`, else 4 GiB. Writes past it fail with the server's "disk full" error.
    */
   readonly dataSizeBytes?: number;
+  /**
+   * Start on a copy of this data directory (one the server's account owns, made by a server of the
+   * same kind, version and format, e.g. a cached loaded one: `loaded-data-cache.ts`) instead of the
+   * initialised one.
+   */
+  readonly dataDir?: string;
+  /**
+   * Keep the data in a plain folder (no capped store in a namespace of its own), so that
+   * `stopKeepingData` can take it once the server has shut down cleanly. Only for servers that load
+   * trusted data (the dump), never for sessions.
+   */
+  readonly keepable?: boolean;
+  /**
+   * Data the server starts with, loaded once by a builder server and kept in the user cache
+   * (`loaded-data-cache.ts`); ignored with `dataDir`.
+   */
+  readonly preload?: Preload;
 }
 
 /** The folder of a server's store (data, temporary files), the mount point of its capped tmpfs. */
@@ -155,6 +174,13 @@ export abstract class ManagedServer {
   abstract readonly title: string;
   /** The signal of a clean shutdown; SIGKILL follows after 3 s. */
   protected abstract readonly stopSignal: NodeJS.Signals;
+  /**
+   * The signal that ends a throw-away server at `stop()` without the work of a clean shutdown (its
+   * data is discarded). SIGKILL follows after 3 s.
+   */
+  protected abstract readonly quickStopSignal: NodeJS.Signals;
+  /** Makes the next shutdown leave a data directory another server can start from (MariaDB: a slow shutdown). */
+  protected async beforeCleanStop(): Promise<void> {}
   /** One connection attempt as the administrator; throws while the server is not ready. */
   protected abstract probe(): Promise<void>;
 
@@ -174,23 +200,44 @@ export abstract class ManagedServer {
     reapStaleServers();
     const account = serviceAccount(recipe.accounts);
     recipe.checkAccount?.(account);
-    const template = await cachedTemplate({
-      kind: recipe.kind,
-      key: `${recipe.version(binaries)}-f${recipe.templateFormat}-${account?.name ?? userInfo().username}`,
-      account,
-      ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
-      build: (dataDir) => recipe.init(binaries, dataDir, account),
-    }).catch((error: unknown) => {
-      throw new SqlEngineError('SQL_ENGINE_FAILED', `${recipe.initName} failed: ${failureMessage(error)}`, {
-        cause: error,
-      });
-    });
+    const serverKey = `${recipe.version(binaries)}-f${recipe.templateFormat}-${account?.name ?? userInfo().username}`;
+    // The initialised data directory: needed unless a cached loaded one is found.
+    const initial = async () =>
+      options.dataDir ??
+      (await cachedTemplate({
+        kind: recipe.kind,
+        key: serverKey,
+        account,
+        ...(options.cacheDir ? { cacheRoot: options.cacheDir } : {}),
+        build: (dataDir) => recipe.init(binaries, dataDir, account),
+      }).catch((error: unknown) => {
+        throw new SqlEngineError('SQL_ENGINE_FAILED', `${recipe.initName} failed: ${failureMessage(error)}`, {
+          cause: error,
+        });
+      }));
+    const { preload, ...plain } = options;
+    const loaded =
+      preload && !options.dataDir
+        ? await loadedDataDir({
+            root: join(options.cacheDir ?? cacheDir(), 'sql', 'servers'),
+            kind: recipe.kind,
+            serverKey,
+            account,
+            initial,
+            preload,
+            startBuilder: async () =>
+              ManagedServer.boot(recipe, { ...plain, dataDir: await initial(), keepable: true }),
+          })
+        : undefined;
+    const template = loaded?.dataDir ?? (await initial());
     const sizeBytes = storeSizeBytes(options.dataSizeBytes);
     const dir = newServerDir(recipe.kind, account);
     const server = [...serverCommandPrefix(account), ...recipe.command(binaries, dir, account, sizeBytes)];
     const store = { store: storeDir(dir), template, sizeBytes, account };
-    const capped = cappedStoreCommand(recipe.split ? { ...store, split: recipe.split } : store, server);
-    return ManagedServer.launch({
+    const capped = options.keepable
+      ? undefined
+      : cappedStoreCommand(recipe.split ? { ...store, split: recipe.split } : store, server);
+    const launched = ManagedServer.launch({
       title: recipe.title,
       dir,
       socketPath: recipe.socketPath(dir),
@@ -209,6 +256,13 @@ export abstract class ManagedServer {
       startTimeoutMs: options.startTimeoutMs ?? 30_000,
       started,
     });
+    // An uncached loaded folder is the lower layer of the server's overlay: it goes when the server does.
+    const running = await launched.catch((error: unknown) => {
+      loaded?.cleanup();
+      throw error;
+    });
+    if (loaded) running.onExit(() => loaded.cleanup());
+    return running;
   }
 
   /** Spawns the server, waits until it answers, and cleans everything up when it does not. */
@@ -293,14 +347,49 @@ export abstract class ManagedServer {
     return this.process.outputTail();
   }
 
-  /** Stops the server (a clean shutdown, SIGKILL after 3 s) and removes its folder. Idempotent. */
+  /**
+   * Stops the server without a clean shutdown (its data is thrown away: MariaDB is killed,
+   * PostgreSQL gets an immediate shutdown, which still frees its shared memory), SIGKILL after 3 s,
+   * and removes its folder. Idempotent.
+   */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
-      await this.process.stop(this.stopSignal, 3_000);
-      this.#stopped = true;
-      this.#untrack();
-      removeServerDir(this.dir);
+      await this.process.stop(this.quickStopSignal, 3_000);
+      this.#release();
     })();
     return this.#stopping;
+  }
+
+  /**
+   * Shuts a `keepable` server down cleanly (up to `graceMs`), moves its data directory to `target`
+   * (a path that does not exist yet, on the same file system as the server folders) and removes the
+   * rest of its folder. Throws `SQL_ENGINE_FAILED` when the shutdown was not clean (the server is
+   * then gone and its folder removed).
+   */
+  stopKeepingData(target: string, graceMs = 60_000): Promise<void> {
+    if (this.#stopping) throw new SqlEngineError('SQL_ENGINE_FAILED', `the ${this.title} server is stopping`);
+    const stopping = (async () => {
+      try {
+        await this.beforeCleanStop();
+        const exit = await this.process.stop(this.stopSignal, graceMs);
+        if (exit.code !== 0) {
+          throw new SqlEngineError(
+            'SQL_ENGINE_FAILED',
+            `the ${this.title} server did not shut down cleanly (${describeExit(exit)}): ${this.logTail()}`,
+          );
+        }
+        renameSync(dataDir(this.dir), target);
+      } finally {
+        this.#release();
+      }
+    })();
+    this.#stopping = stopping.catch(() => {});
+    return stopping;
+  }
+
+  #release(): void {
+    this.#stopped = true;
+    this.#untrack();
+    removeServerDir(this.dir);
   }
 }

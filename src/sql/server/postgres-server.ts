@@ -57,6 +57,9 @@ function serverArgs(dir: string, options: PostgresServerOptions, sizeBytes: numb
     temp_file_limit: `${Math.max(16, Math.min(2048, Math.floor(mib * 0.25)))}MB`,
     max_wal_size: `${WAL_MIB}MB`,
     min_wal_size: '32MB',
+    // Segments before a checkpoint are removed rather than kept for reuse: a cached loaded data
+    // directory holds one segment, not min_wal_size's worth.
+    wal_recycle: 'off',
     checkpoint_completion_target: '0.5',
     max_locks_per_transaction: '256',
     timezone: 'UTC',
@@ -105,8 +108,10 @@ const SERVER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', LC_
 export class PostgresServer extends ManagedServer {
   readonly kind = 'postgres' as const;
   readonly title = 'PostgreSQL';
-  /** A fast shutdown. */
+  /** A fast shutdown (a checkpoint: the data directory is clean). */
   protected readonly stopSignal = 'SIGINT';
+  /** An immediate shutdown: the backends quit, shared memory is freed, no checkpoint. */
+  protected readonly quickStopSignal = 'SIGQUIT';
 
   /** `version` is like `15.18`. */
   private constructor(process: ServerProcess, dir: string, version: string) {

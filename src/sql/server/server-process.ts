@@ -88,7 +88,14 @@ export class ServerProcess {
   async stop(graceful: NodeJS.Signals, graceMs: number): Promise<ServerExit> {
     if (!this.alive) return this.#exit as ServerExit;
     this.signal(graceful);
-    const ended = await Promise.race([this.exited, sleep(graceMs).then(() => undefined)]);
+    // The grace timer is cancelled once the process ends: a pending timer would hold this
+    // process's event loop (and the command's exit) for the rest of the grace period.
+    const grace = new AbortController();
+    const ended = await Promise.race([
+      this.exited,
+      sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined),
+    ]);
+    grace.abort();
     if (ended) return ended;
     this.signal('SIGKILL');
     return this.exited;

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cacheDir } from '../../core/host/cache-dir.js';
+import { lookUpDataDir, publishDataDir } from './data-dir-cache.js';
 import { newServerDir, removeServerDir } from './server-dirs.js';
 import type { ServiceAccount } from './service-account.js';
 
@@ -22,39 +22,25 @@ export interface TemplateSpec {
   build(dataDir: string): Promise<void>;
 }
 
-function safeKey(key: string): string {
-  return key.replace(/[^A-Za-z0-9._-]+/g, '_');
-}
-
 /**
  * The initialised data directory of a server version, built once and kept under the user cache
- * (`<cache>/sql/servers/<kind>-<version>/data`). It is built in a fresh server folder (the server's
- * account must be able to write there, which the user cache may not allow), copied into the cache
- * with owners kept, and published by an atomic rename, so concurrent builders never see half a
- * template: the loser of the race discards its copy.
+ * (`<cache>/sql/servers/<kind>-<version>/data`, see `data-dir-cache.ts`). It is built in a fresh
+ * server folder (the server's account must be able to write there, which the user cache may not
+ * allow), then published into the cache with owners kept and an atomic rename, so concurrent
+ * builders never see half a template: the loser of the race discards its copy.
  */
 export async function cachedTemplate(spec: TemplateSpec): Promise<string> {
   const root = join(spec.cacheRoot ?? cacheDir(), 'sql', 'servers');
-  const final = join(root, `${spec.kind}-${safeKey(spec.key)}`);
-  if (existsSync(join(final, 'ready'))) return join(final, 'data');
-  mkdirSync(root, { recursive: true });
+  const name = `${spec.kind}-${spec.key}`;
+  const found = lookUpDataDir(root, name, spec.key);
+  if ('dataDir' in found) return found.dataDir;
   const work = newServerDir(`${spec.kind}-init`, spec.account);
-  const staging = join(root, `.${spec.kind}-${randomBytes(4).toString('hex')}`);
   try {
     await spec.build(join(work, 'data'));
-    mkdirSync(staging);
-    await run('cp', ['-a', join(work, 'data'), join(staging, 'data')]);
-    writeFileSync(join(staging, 'ready'), `${spec.key}\n`);
-    try {
-      renameSync(staging, final);
-    } catch (error) {
-      if (!existsSync(join(final, 'ready'))) throw error;
-    }
+    return await publishDataDir(root, name, spec.key, join(work, 'data'));
   } finally {
-    rmSync(staging, { recursive: true, force: true });
     removeServerDir(work);
   }
-  return join(final, 'data');
 }
 
 /**

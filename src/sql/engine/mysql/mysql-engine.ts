@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 import type { DumpDatabase, DumpModel } from '../../dump/dump-model.js';
+import type { ManagedServerOptions } from '../../server/managed-server.js';
 import { MariadbServer, type MariadbServerOptions } from '../../server/mariadb-server.js';
 import { ServerEngine, type ServerEngineOptions } from '../server-engine.js';
 import type { Interruption } from '../server-session.js';
@@ -144,8 +145,15 @@ export class MysqlEngine
     return new MysqlEngine(options).connected();
   }
 
-  protected startServer(): Promise<MariadbServer> {
-    return MariadbServer.start(this.options.serverOptions);
+  protected readonly dataSettings = `c${MYSQL_CONVERTER_VERSION}`;
+
+  protected startServer(extra: ManagedServerOptions): Promise<MariadbServer> {
+    return MariadbServer.start({ ...this.options.serverOptions, ...extra });
+  }
+
+  protected onServer(server: MariadbServer): MysqlEngine {
+    const { url: _url, preload: _preload, ...options } = this.options;
+    return new MysqlEngine({ ...options, server });
   }
 
   protected endpointOf(server: MariadbServer | undefined, url: string): MysqlEndpoint {

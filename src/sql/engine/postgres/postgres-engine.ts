@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DumpDatabase, DumpModel } from '../../dump/dump-model.js';
+import type { ManagedServerOptions } from '../../server/managed-server.js';
 import { PostgresServer, type PostgresServerOptions } from '../../server/postgres-server.js';
 import { ServerEngine, type ServerEngineOptions } from '../server-engine.js';
 import type { Interruption } from '../server-session.js';
@@ -103,8 +104,17 @@ export class PostgresEngine
     return this.prepared.find(database)?.skippedForeignKeys ?? [];
   }
 
-  protected startServer(): Promise<PostgresServer> {
-    return PostgresServer.start(this.options.serverOptions);
+  protected get dataSettings(): string {
+    return `c${POSTGRES_CONVERTER_VERSION}-${this.options.textComparison ?? 'default'}`;
+  }
+
+  protected startServer(extra: ManagedServerOptions): Promise<PostgresServer> {
+    return PostgresServer.start({ ...this.options.serverOptions, ...extra });
+  }
+
+  protected onServer(server: PostgresServer): PostgresEngine {
+    const { url: _url, preload: _preload, ...options } = this.options;
+    return new PostgresEngine({ ...options, server });
   }
 
   protected endpointOf(server: PostgresServer | undefined, url: string): PostgresEndpoint {
