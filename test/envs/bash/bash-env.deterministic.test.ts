@@ -39,7 +39,10 @@ const dataset: Dataset = {
   tasks: [
     task(0, 'date +%s; date; echo "$TZ $LC_ALL"; umask; hostname'),
     task(1, 'stat -c "%n %Y %X" /proj/a.txt /proj/sub /proj/recent.txt; cat /proj/made-at.txt'),
-    task(2, 'find /proj -type f -mtime -1 | sort; find /proj -type f -mmin +5 | sort; find /proj -mmin -60 -name a.txt'),
+    task(
+      2,
+      'find /proj -type f -mtime -1 | sort; find /proj -type f -mmin +5 | sort; find /proj -mmin -60 -name a.txt',
+    ),
     task(3, "/usr/bin/python3 -c \"print(hash('intercode'), list({'a', 'b', 'c', 'd'}))\""),
     task(4, 'tar -tvf /proj/a.tar --full-time; tar -xf /proj/a.tar -C /tmp && echo extracted'),
     task(5, 'dig +time=1 +tries=1 -x 127.0.0.1 >/dev/null 2>&1; echo "dig exit $?"; which dig; date +%s'),
