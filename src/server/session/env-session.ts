@@ -1,48 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { parseAction } from '../../core/action.js';
-import type { Env, Observation, StepResult } from '../../core/env.js';
+import type { Env, StepResult } from '../../core/env.js';
 import { IntercodeError } from '../../core/errors.js';
 import { TimeLimit } from '../../core/time-limit.js';
 import type { RunConfig } from '../../harness/run-config.js';
-import { type EpisodeSink, EpisodeTracker, type SessionTransport } from './episode-tracker.js';
-import type { ExecutionSlots } from './execution-slots.js';
-import type { RunLease, RunPool } from './run-pool.js';
-import {
-  parseResetParams,
-  runConfigKey,
-  type ServerEnvDefaults,
-  type SessionRegistries,
-  sessionRunConfig,
-  taskChoice,
-} from './session-config.js';
-import { SessionError } from './session-error.js';
+import type { EnvSessionOptions } from './env-session-options.js';
+import { EpisodeTracker } from './episode-tracker.js';
+import type { RunLease } from './run-pool.js';
+import { parseResetParams, runConfigKey, sessionRunConfig, taskChoice } from './session-config.js';
+import { asWireError, SessionError } from './session-error.js';
+import { wireObservation } from './wire-observation.js';
+
+export type { EnvSessionOptions } from './env-session-options.js';
+
 import {
   ActionSchema,
   type ResetParams,
   type SessionParams,
   toValidationIssues,
   type WireAction,
-  type WireObservation,
   type WireState,
   type WireStep,
 } from './wire-schemas.js';
-
-/** What a session is made with. */
-export interface EnvSessionOptions {
-  readonly pool: RunPool;
-  readonly registries: SessionRegistries;
-  readonly defaults: ServerEnvDefaults;
-  /** Deadline of one reset or step; past it the env is discarded and replaced at the next reset. */
-  readonly stepTimeoutMs: number;
-  /** Shared by every session of the server: how many resets and steps run at once. */
-  readonly slots?: ExecutionSlots;
-  /** Options given when the session was opened (`POST /intercode/sessions`); each reset may override them. */
-  readonly params?: SessionParams;
-  /** How the session reached the server (default `http`): recorded episodes name it. */
-  readonly transport?: SessionTransport;
-  /** Gets every episode of the session as it ends (`intercode serve --out`); none: nothing is tracked. */
-  readonly onEpisodeEnd?: EpisodeSink;
-}
 
 interface Slot {
   readonly key: string;
@@ -162,7 +141,12 @@ export class EnvSession {
       };
       this.#episode = episode;
       return {
-        observation: this.#observation(observation, episode, info.query),
+        observation: wireObservation(
+          observation,
+          episode,
+          info.query,
+          this.#options.defaults.observationProfile,
+        ),
         reward: null,
         done: false,
         terminated: false,
@@ -210,7 +194,12 @@ export class EnvSession {
       episode.done = done;
       const score = result.info.score;
       return {
-        observation: this.#observation(result.observation, episode, null),
+        observation: wireObservation(
+          result.observation,
+          episode,
+          null,
+          this.#options.defaults.observationProfile,
+        ),
         reward: result.reward,
         done,
         terminated: result.terminated,
@@ -407,27 +396,4 @@ export class EnvSession {
     });
     return Promise.race([running, deadline]).finally(() => clearTimeout(timer));
   }
-
-  #observation(observation: Observation, episode: Episode, instruction: string | null): WireObservation {
-    if (this.#options.defaults.observationProfile === 'coding') {
-      return { stdout: observation.text, stderr: '', exit_code: observation.exitCode ?? 0 };
-    }
-    return {
-      output: observation.text,
-      exit_code: observation.exitCode ?? null,
-      timed_out: observation.timedOut === true,
-      task_id: episode.taskId,
-      turn: episode.steps,
-      instruction,
-    };
-  }
-}
-
-/** Any failure as a wire error: ours pass through, the env's become EXECUTION_ERROR (one line, no stack). */
-function asWireError(error: unknown): SessionError {
-  if (error instanceof SessionError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const firstLine = message.split('\n')[0] ?? '';
-  const code = IntercodeError.isInstance(error) ? ` (${error.code})` : '';
-  return new SessionError('EXECUTION_ERROR', `${firstLine}${code}`, { cause: error });
 }

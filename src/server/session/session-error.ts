@@ -1,3 +1,4 @@
+import { IntercodeError } from '../../core/errors.js';
 import type { ValidationIssue } from './wire-schemas.js';
 
 /**
@@ -79,4 +80,13 @@ export class SessionError extends Error {
   static validation(loc: (string | number)[], msg: string, input: unknown): SessionError {
     return new SessionError('VALIDATION_ERROR', msg, { issues: [{ type: 'value_error', loc, msg, input }] });
   }
+}
+
+/** Any failure as a wire error: ours pass through, the env's become EXECUTION_ERROR (one line, no stack). */
+export function asWireError(error: unknown): SessionError {
+  if (error instanceof SessionError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = message.split('\n')[0] ?? '';
+  const code = IntercodeError.isInstance(error) ? ` (${error.code})` : '';
+  return new SessionError('EXECUTION_ERROR', `${firstLine}${code}`, { cause: error });
 }
