@@ -205,10 +205,10 @@ class ClientTest(unittest.TestCase):
         self.addCleanup(ws_copy.close)
         self.assertEqual(ws_copy.transport, "http")
         self.assertEqual(ws_copy.step("SELECT COUNT(*) FROM ships")[0]["output"], ws.step("SELECT COUNT(*) FROM ships")[0]["output"])
-        bash = self.client(transport="http")
-        bash.reset(dataset="demo/bash", seed=0)
+        ctf = self.client(transport="http")
+        ctf.reset(dataset="demo/ctf", seed=0)
         with self.assertRaises(ForkUnsupported) as caught:
-            bash.fork(1)
+            ctf.fork(1)
         self.assertEqual(caught.exception.code, "FORK_UNSUPPORTED")
 
     def test_http_sessions_reuse_one_connection_and_are_deleted_on_close(self) -> None:
