@@ -37,6 +37,8 @@ describe('intercode bench', () => {
       'whole gold episode',
       'env construction to first observation',
       'env close',
+      // The Bash env forks on bwrap: its fork(8) is measured too (target 20 ms).
+      'fork(8) after the gold actions',
       'gold episodes per second, concurrency 1',
       'gold episodes per second, concurrency 2',
     ]);
