@@ -1,6 +1,6 @@
 import type { Task } from '../../core/task.js';
+import type { CodeResult, RunReply } from './driver-messages.js';
 import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
-import type { CodeResult, RunReply } from './python-interpreter.js';
 
 /** What the gold function did on the task's tests, in a fresh interpreter of the evaluation sandbox. */
 export interface GoldRun {

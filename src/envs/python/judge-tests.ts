@@ -1,11 +1,5 @@
-import {
-  type AgentChannel,
-  type CodeResult,
-  InterpreterLost,
-  type JudgeAnswer,
-  type JudgeCall,
-  type RunReply,
-} from './python-interpreter.js';
+import type { CodeResult, JudgeAnswer, JudgeCall, RunReply } from './driver-messages.js';
+import { type AgentChannel, InterpreterLost } from './python-interpreter.js';
 
 /** What a submission's tests need: the codes and their time limits (milliseconds). */
 export interface JudgePlan {

@@ -1,5 +1,5 @@
 import type { Score } from '../../core/env.js';
-import type { CodeResult } from './python-interpreter.js';
+import type { CodeResult } from './driver-messages.js';
 
 /** Upstream's result dict of one test: `{output, error}`, or `{error}` alone when the test raised. */
 export interface TestOutcome {

@@ -1,4 +1,4 @@
-import type { CodeResult } from './python-interpreter.js';
+import type { CodeResult } from './driver-messages.js';
 
 const RESTARTED = '[the interpreter was restarted: the variables and functions defined so far are gone]';
 

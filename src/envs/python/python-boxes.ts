@@ -1,15 +1,7 @@
 import { SandboxError } from '../../core/errors.js';
 import type { Sandbox, SandboxProvider, SandboxSpec } from '../../sandbox/sandbox.js';
-import {
-  type CodeResult,
-  type ForkReply,
-  InterpreterLost,
-  type InterpreterOptions,
-  type PythonInterpreter,
-  type RunOptions,
-  type RunReply,
-  type RunTarget,
-} from './python-interpreter.js';
+import type { CodeResult, ForkReply, RunOptions, RunReply, RunTarget } from './driver-messages.js';
+import { InterpreterLost, type InterpreterOptions, type PythonInterpreter } from './python-interpreter.js';
 import { startInterpreter } from './start-interpreter.js';
 
 /** A sandbox with its interpreter (none until started, or after it died). */

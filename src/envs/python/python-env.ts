@@ -15,6 +15,7 @@ import { skipStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
 import type { SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
+import type { CodeResult, RunOptions, RunReply, RunTarget } from './driver-messages.js';
 import { referenceFunctionName, submittedFunctionName } from './function-names.js';
 import { type GoldRun, goldRun } from './gold-run.js';
 import { type JudgePlan, judgeTests } from './judge-tests.js';
@@ -31,15 +32,7 @@ import {
   type PythonBoxes,
   runInBox,
 } from './python-boxes.js';
-import {
-  type CodeResult,
-  InterpreterLost,
-  type InterpreterOptions,
-  type PythonInterpreter,
-  type RunOptions,
-  type RunReply,
-  type RunTarget,
-} from './python-interpreter.js';
+import { InterpreterLost, type InterpreterOptions, type PythonInterpreter } from './python-interpreter.js';
 import { submissionStep } from './submission-step.js';
 
 /**

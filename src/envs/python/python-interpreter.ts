@@ -11,16 +11,6 @@ import type {
   RunTarget,
 } from './driver-messages.js';
 
-export type {
-  CodeResult,
-  ForkReply,
-  JudgeAnswer,
-  JudgeCall,
-  RunOptions,
-  RunReply,
-  RunTarget,
-} from './driver-messages.js';
-
 /**
  * The driver's program, one Python program from these files in order: `python-values.py` (plain values
  * for the judge), `python-driver.py` (set-up and the host protocol), `python-worker.py` (runs user

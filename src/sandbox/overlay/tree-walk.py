@@ -65,23 +65,19 @@ def open_checked(fd, name, flags, want):
     return opened, st
 
 
-def open_lower(path):
-    """Opens a file of a read-only layer without touching its access time (a layer is shared by every
-    sandbox on it: reading it for one scorer must not change what `find -amin` shows in the next), where
-    the kernel allows it (the file's owner, or CAP_FOWNER)."""
+def open_noatime(path, flags):
+    """Opens a file or directory of a read-only layer without touching its access time (a layer is
+    shared by every sandbox on it: reading it for one scorer must not change what `find -amin` shows in
+    the next), where the kernel allows it (the file's owner, or CAP_FOWNER)."""
     try:
-        return os.open(path, FILE_FLAGS | os.O_NOATIME)
+        return os.open(path, flags | os.O_NOATIME)
     except PermissionError:
-        return os.open(path, FILE_FLAGS)
+        return os.open(path, flags)
 
 
 def list_lower(path):
-    """The names in a directory of a read-only layer, leaving its access time alone (see open_lower)."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags | os.O_NOATIME)
-    except PermissionError:
-        fd = os.open(path, flags)
+    """The names in a directory of a read-only layer, leaving its access time alone."""
+    fd = open_noatime(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         return os.listdir(fd)
     finally:
@@ -213,7 +209,7 @@ def same_content(fd, name, ast, low, budget):
     try:
         if st.st_size != ast.st_size:
             raise changed(name, 'its size changed')
-        b = open_lower(path)
+        b = open_noatime(path, FILE_FLAGS)
         try:
             return same_bytes(a, b, budget)
         finally:

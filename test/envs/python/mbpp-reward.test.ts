@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CodeResult } from '../../../src/envs/python/driver-messages.js';
 import { mbppScore } from '../../../src/envs/python/mbpp-reward.js';
-import type { CodeResult } from '../../../src/envs/python/python-interpreter.js';
 
 const pass: CodeResult = { output: '', error: '', ok: true };
 const failedAssert: CodeResult = { output: null, error: 'Error: ', ok: false };
