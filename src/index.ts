@@ -18,6 +18,7 @@ export type {
   Score,
   StepInfo,
   StepResult,
+  WarmPoolStats,
 } from './core/env.js';
 export {
   DatasetError,

@@ -70,6 +70,16 @@ export interface ForkResult {
   readonly notCopied: readonly string[];
 }
 
+/** What an env keeps prepared ahead of need between episodes (see {@link Env.warmPool}). */
+export interface WarmPoolStats {
+  /** Sandboxes (or database copies) ready and idle, waiting for the next episode. */
+  readonly idle: number;
+  /** Their memory (proportional set size of their processes), in bytes. */
+  readonly memoryBytes: number;
+  /** The most the env keeps idle at once. */
+  readonly limit: number;
+}
+
 /** The environment contract: Gymnasium semantics with named fields. */
 export interface Env {
   reset(options?: ResetOptions): Promise<{ observation: Observation; info: ResetInfo }>;
@@ -82,5 +92,10 @@ export interface Env {
    * original goes on unchanged. Throws `ENV_FORK_UNSUPPORTED` where the state cannot be copied.
    */
   fork?(count: number): Promise<ForkResult>;
+  /**
+   * Optional: what the env holds prepared for its next episode (a warm pool: sandboxes reset, shells
+   * and interpreters started while the current episode runs), so that `reset` does not wait for them.
+   */
+  warmPool?(): Promise<WarmPoolStats>;
   close(): Promise<void>;
 }

@@ -24,4 +24,15 @@ export interface SandboxEnvOptions {
    * (`SandboxSpec.deterministic`), and a task's file system has pinned file times. Off by default.
    */
   readonly deterministic?: { readonly clockMs: number };
+  /**
+   * Warm pool: the next episode's sandboxes (and their shell or interpreter) are prepared while the
+   * current one runs, so a reset does not wait for them (see {@link warmPoolEnabled}). Default on;
+   * `INTERCODE_WARM_POOL=off` turns it off for every env of the process.
+   */
+  readonly warm?: boolean;
+}
+
+/** Whether an env of these options keeps a warm pool: `warm`, unless `INTERCODE_WARM_POOL=off`. */
+export function warmPoolEnabled(options: Pick<SandboxEnvOptions, 'warm'>): boolean {
+  return options.warm !== false && process.env.INTERCODE_WARM_POOL !== 'off';
 }
