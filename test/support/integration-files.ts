@@ -35,6 +35,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   // Environments and the runner in real sandboxes.
   'test/envs/bash/bash-env.test.ts',
   'test/envs/bash/bash-env-fork.test.ts',
+  'test/envs/bash/bash-env.deterministic.test.ts',
+  'test/envs/bash/bash-env.warm.test.ts',
   'test/envs/bash/bash-env.hostile.test.ts',
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',
@@ -42,6 +44,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/sql/gold-isolation.test.ts',
   'test/envs/python/mbpp-gold.test.ts',
   'test/envs/python/python-env.test.ts',
+  'test/envs/python/python-env-fork.test.ts',
+  'test/envs/python/python-env.deterministic.test.ts',
   'test/envs/python/python-hostile.test.ts',
   'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.docker.test.ts',

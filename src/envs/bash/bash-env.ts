@@ -9,16 +9,26 @@ import type {
   ResetOptions,
   Score,
   StepResult,
+  WarmPoolStats,
 } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import type { SandboxSpec } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
-import type { SandboxEnvOptions } from '../sandbox-env-options.js';
+import { type SandboxEnvOptions, warmPoolEnabled } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
+import {
+  type BashBoxes as Boxes,
+  closeBashBoxes,
+  type FullBashBoxes,
+  openBashBoxes,
+  renewBashBoxes,
+  sameLayers,
+} from './bash-boxes.js';
+import { BashSpare } from './bash-spare.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
 import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
 import { observationOf } from './observation-of.js';
@@ -35,18 +45,6 @@ import { whileStopped } from './while-stopped.js';
  * directories count as equal in the content check (upstream's missing `md5deep`).
  */
 export type BashEnvOptions = SandboxEnvOptions;
-
-/**
- * The agent's and the evaluator's sandboxes on one task file system. The copy of a forked episode
- * has no evaluator: it scores against the gold's result as data (its reset makes one).
- */
-interface Boxes {
-  readonly layers: readonly string[];
-  readonly agent: Sandbox;
-  readonly evaluator: Sandbox | undefined;
-  agentPristine: boolean;
-  evaluatorPristine: boolean;
-}
 
 /** The largest `count` of {@link BashEnv.fork}. */
 const MAX_FORK_COUNT = 256;
@@ -65,6 +63,8 @@ export class BashEnv implements Env {
   readonly #options: BashEnvOptions;
   readonly #ignored: ReadonlySet<string>;
   #boxes: Boxes | undefined;
+  /** The pair made ready for the next episode (the warm pool), unless `warm` is off. */
+  readonly #spare: BashSpare | undefined;
   readonly #layers = new Map<string, Promise<string[]>>();
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
@@ -80,6 +80,7 @@ export class BashEnv implements Env {
 
   constructor(options: BashEnvOptions) {
     this.#options = options;
+    this.#spare = warmPoolEnabled(options) ? new BashSpare() : undefined;
     const gitignore = options.dataset.assets.gitignore;
     this.#ignored = gitignore
       ? parseTopLevelIgnore(readFileSync(gitignore, 'utf8'))
@@ -118,41 +119,62 @@ export class BashEnv implements Env {
     return layers;
   }
 
-  async #boxesFor(layers: readonly string[]): Promise<Boxes & { evaluator: Sandbox }> {
-    const current = this.#boxes;
-    if (current?.evaluator && current.layers.join('\n') === layers.join('\n')) {
-      return current as Boxes & { evaluator: Sandbox };
-    }
-    this.#boxes = undefined;
-    if (current) await Promise.all([current.agent.close(), current.evaluator?.close()]);
-    const spec = {
+  /** The sandboxes' spec on a task file system. */
+  #spec(layers: readonly string[]): SandboxSpec {
+    return {
       image: this.#options.image ?? this.#options.provider.defaultImage,
       layers,
       timeoutMs: this.#options.actionTimeoutMs ?? 10_000,
       ...(this.#options.maxOutputBytes ? { maxOutputBytes: this.#options.maxOutputBytes } : {}),
       ...(this.#options.deterministic ? { deterministic: this.#options.deterministic } : {}),
     };
-    const made = await Promise.allSettled([
-      this.#options.provider.create({ ...spec, label: 'agent' }),
-      this.#options.provider.create({ ...spec, label: 'eval' }),
-    ]);
-    const [agent, evaluator] = made.map((result) =>
-      result.status === 'fulfilled' ? result.value : undefined,
-    );
-    // A failed start, or a close() while the sandboxes started (a caller that gave up on the
-    // reset): nothing may outlive the env.
-    if (!agent || !evaluator || this.#closed) {
-      await Promise.all([agent?.close(), evaluator?.close()]);
-      const failed = made.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
-      throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
-    }
-    const boxes = { layers, agent, evaluator, agentPristine: true, evaluatorPristine: true };
+  }
+
+  /** A new pair on `layers` (none left open if this env is closed meanwhile). */
+  #open(layers: readonly string[]): Promise<FullBashBoxes> {
+    return openBashBoxes(this.#options.provider, this.#spec(layers), () => this.#closed);
+  }
+
+  /** The current pair when it runs on `layers` (the caller resets what is used), else a new one. */
+  async #boxesFor(layers: readonly string[]): Promise<FullBashBoxes> {
+    const current = this.#boxes;
+    if (current?.evaluator && sameLayers(current.layers, layers)) return current as FullBashBoxes;
+    this.#boxes = undefined;
+    if (current) await closeBashBoxes(current);
+    const boxes = await this.#open(layers);
     this.#boxes = boxes;
     return boxes;
   }
 
-  async #runGold(boxes: Boxes & { evaluator: Sandbox }, task: Task): Promise<GoldRun> {
+  /**
+   * The pair of the next episode. With the warm pool: the spare, made ready while the last episode
+   * ran; the last episode's pair is then renewed in the background to be the next spare. Without a
+   * spare (the first episode, another file system, a failed renewal): as without the pool, and a
+   * spare is prepared for the episode after.
+   */
+  async #nextBoxes(layers: readonly string[]): Promise<FullBashBoxes> {
+    const spare = await this.#spare?.take(layers);
+    if (this.#closed) {
+      if (spare) await closeBashBoxes(spare);
+      throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
+    }
+    if (!spare) {
+      const boxes = await this.#boxesFor(layers);
+      if (!this.#closed) this.#spare?.hold(this.#open(layers));
+      return boxes;
+    }
+    const used = this.#boxes;
+    this.#boxes = spare;
+    if (used?.evaluator && sameLayers(used.layers, layers)) {
+      this.#spare!.hold(renewBashBoxes(used as FullBashBoxes));
+    } else {
+      if (used) void closeBashBoxes(used).catch(() => {});
+      this.#spare!.hold(this.#open(layers));
+    }
+    return spare;
+  }
+
+  async #runGold(boxes: FullBashBoxes, task: Task): Promise<GoldRun> {
     if (!boxes.evaluatorPristine) await boxes.evaluator.reset();
     boxes.evaluatorPristine = false;
     return runGold(boxes.evaluator, task, {
@@ -168,7 +190,7 @@ export class BashEnv implements Env {
     const started = performance.now();
     // A previous evaluation may still run in the evaluation sandbox: let it finish first.
     await this.#gold?.catch(() => undefined);
-    const boxes = await this.#boxesFor(await this.#layersFor(task));
+    const boxes = await this.#nextBoxes(await this.#layersFor(task));
     this.#task = task;
     this.#goldDigests = undefined;
     this.#gold = this.#runGold(boxes, task);
@@ -358,12 +380,17 @@ export class BashEnv implements Env {
     return { envs, notCopied };
   }
 
+  /** The pair held ready for the next episode (none without the warm pool). */
+  async warmPool(): Promise<WarmPoolStats> {
+    return (await this.#spare?.stats()) ?? { idle: 0, memoryBytes: 0, limit: 0 };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#gold?.catch(() => undefined);
     const boxes = this.#boxes;
     this.#boxes = undefined;
-    if (boxes) await Promise.all([boxes.agent.close(), boxes.evaluator?.close()]);
+    await Promise.all([boxes && closeBashBoxes(boxes), this.#spare?.close()]);
   }
 }

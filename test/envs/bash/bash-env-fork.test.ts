@@ -220,7 +220,8 @@ describe('BashEnv.fork on bwrap', () => {
     needs,
   }) => {
     needs(noBwrap);
-    const original = bashEnv();
+    // No warm pool: its spare pair, started in the background, would change the count of open sandboxes.
+    const original = bashEnv({ warm: false });
     await original.reset({ index: at('count-python-files') });
     // The state file lives on the shell's /dev; the agent's own command can replace it.
     await original.step('ln -sf /dev/zero /dev/.intercode-state-$$; exit 0');
