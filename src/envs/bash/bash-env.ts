@@ -181,6 +181,7 @@ export class BashEnv implements Env {
       timeoutMs: this.#options.goldTimeoutMs ?? 60_000,
       ignored: this.#ignored,
       layers: boxes.layers,
+      upstream: this.#upstream,
     });
   }
 

@@ -3,6 +3,7 @@ import type { Sandbox } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { type GitChange, gitStatusChanges } from './git-status-changes.js';
 import { settleBackgroundJobs } from './settle-background-jobs.js';
+import { upstreamCommandLine } from './upstream-command.js';
 import { whileStopped } from './while-stopped.js';
 
 /** What the gold did in the pristine evaluation sandbox. */
@@ -28,15 +29,18 @@ function goldCommand(task: Task): string | undefined {
 
 /**
  * Runs the task's gold in the (pristine) evaluation sandbox's shell, waits for its background jobs,
- * and reads what it changed, with the sandbox stopped.
+ * and reads what it changed, with the sandbox stopped. `upstream`: the gold's command line mangled
+ * as upstream's evaluator ran it (`bash -c "<gold>"` split by `shlex`, the same as the agent's
+ * actions in that mode); one that `shlex` cannot split is a corrupt gold with no output, as there.
  */
 export async function runGold(
   evaluator: Sandbox,
   task: Task,
-  options: { timeoutMs: number; ignored: ReadonlySet<string>; layers: readonly string[] },
+  options: { timeoutMs: number; ignored: ReadonlySet<string>; layers: readonly string[]; upstream?: boolean },
 ): Promise<GoldRun> {
-  const gold = goldCommand(task);
-  if (gold === undefined) return { output: null, changes: [], corrupt: true };
+  const command = goldCommand(task);
+  const gold = command !== undefined && options.upstream ? upstreamCommandLine(command) : command;
+  if (gold === undefined || gold === null) return { output: null, changes: [], corrupt: true };
   const result = await evaluator.session().run(gold, { timeoutMs: options.timeoutMs });
   await settleBackgroundJobs(evaluator);
   const output = result.timedOut ? null : result.output;
