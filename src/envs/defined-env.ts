@@ -1,6 +1,14 @@
 import type { Action } from '../core/action.js';
 import { toAction } from '../core/action.js';
-import type { Env, Observation, ResetInfo, ResetOptions, Score, StepResult } from '../core/env.js';
+import type {
+  Env,
+  Observation,
+  ResetInfo,
+  ResetOptions,
+  Score,
+  StepResult,
+  WarmPoolStats,
+} from '../core/env.js';
 import { EnvError } from '../core/errors.js';
 import { shellQuote } from '../core/shell-quote.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -13,8 +21,10 @@ import type {
   RewardContext,
 } from './define-environment.js';
 import type { EnvOpenOptions, SandboxEnvConfig } from './env-definition.js';
+import { warmPoolEnabled } from './sandbox-env-options.js';
 import { copyTaskFiles } from './task-files.js';
 import { pickTask } from './task-picker.js';
+import { type SpareItem, WarmSpare } from './warm-spare.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -36,7 +46,26 @@ function toScore(result: Score | number): Score {
   return typeof result === 'number' ? { value: result } : result;
 }
 
-/** The Env of a {@link defineEnvironment} spec: one sandbox per env, reset between episodes. */
+/** A sandbox as the item of a warm spare; undefined stays undefined (one that could not be made). */
+function spareSandbox(sandbox: Sandbox | undefined): SpareItem | undefined {
+  return sandbox && { sandboxes: [sandbox], close: () => sandbox.close() };
+}
+
+/** A used sandbox back to its image, every process ended and a new shell started; closed if that fails. */
+async function renewed(sandbox: Sandbox): Promise<Sandbox | undefined> {
+  try {
+    await sandbox.reset();
+    return sandbox;
+  } catch {
+    await sandbox.close().catch(() => {});
+    return undefined;
+  }
+}
+
+/**
+ * The Env of a {@link defineEnvironment} spec: one sandbox per env, reset between episodes; with
+ * the warm pool, a second one made ready (the last episode's renewed) while an episode runs.
+ */
 export class DefinedEnv implements Env {
   readonly #spec: EnvironmentSpec;
   readonly #options: EnvOpenOptions<SandboxEnvConfig>;
@@ -47,36 +76,65 @@ export class DefinedEnv implements Env {
   #submission: string | undefined;
   #lastOutput = '';
   #closed = false;
+  /** The sandbox made ready for the next episode (the warm pool), unless it is off. */
+  readonly #spare: WarmSpare<SpareItem> | undefined;
 
   constructor(spec: EnvironmentSpec, options: EnvOpenOptions<SandboxEnvConfig>) {
     this.#spec = spec;
     this.#options = options;
+    this.#spare = warmPoolEnabled(options.config) ? new WarmSpare(1) : undefined;
   }
 
   get #timeoutMs(): number {
     return this.#options.actionTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
+  /** A new sandbox of the env's spec (none kept if the env is closed meanwhile). */
+  async #create(): Promise<Sandbox> {
+    const { provider, image, deterministic } = this.#options.config;
+    const sandbox = await provider.create({
+      image: image ?? this.#spec.image?.name ?? provider.defaultImage,
+      ...(deterministic ? { deterministic } : {}),
+      timeoutMs: this.#timeoutMs,
+      label: this.#spec.name,
+    });
+    // close() ran while the sandbox started (a caller that gave up on the reset): do not keep it.
+    if (this.#closed) {
+      await sandbox.close();
+      throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
+    }
+    return sandbox;
+  }
+
+  /**
+   * A pristine sandbox for the next episode: the warm spare, the last episode's sandbox then renewed
+   * in the background as the next spare; else the env's sandbox reset (or a new one), and a spare
+   * prepared for the episode after.
+   */
   async #freshSandbox(): Promise<Sandbox> {
+    const spare = (await this.#spare?.take(() => true))?.sandboxes[0];
+    if (spare && !this.#closed) {
+      const used = this.#sandbox;
+      this.#sandbox = spare;
+      this.#pristine = false;
+      this.#spare!.hold((used ? renewed(used) : this.#create()).then(spareSandbox));
+      return spare;
+    }
+    if (spare) await spare.close();
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
     if (!this.#sandbox) {
-      const { provider, image, deterministic } = this.#options.config;
-      const sandbox = await provider.create({
-        image: image ?? this.#spec.image?.name ?? provider.defaultImage,
-        ...(deterministic ? { deterministic } : {}),
-        timeoutMs: this.#timeoutMs,
-        label: this.#spec.name,
-      });
-      // close() ran while the sandbox started (a caller that gave up on the reset): do not keep it.
-      if (this.#closed) {
-        await sandbox.close();
-        throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
-      }
-      this.#sandbox = sandbox;
+      this.#sandbox = await this.#create();
       this.#pristine = true;
     }
     if (!this.#pristine) await this.#sandbox.reset();
     this.#pristine = false;
+    this.#spare?.hold(this.#create().then(spareSandbox));
     return this.#sandbox;
+  }
+
+  /** The sandbox held ready for the next episode (none without the warm pool). */
+  async warmPool(): Promise<WarmPoolStats> {
+    return (await this.#spare?.stats()) ?? { idle: 0, memoryBytes: 0, limit: 0 };
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -195,6 +253,6 @@ export class DefinedEnv implements Env {
     this.#context = undefined;
     const sandbox = this.#sandbox;
     this.#sandbox = undefined;
-    await sandbox?.close();
+    await Promise.all([sandbox?.close(), this.#spare?.close()]);
   }
 }

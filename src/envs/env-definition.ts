@@ -20,6 +20,11 @@ export interface SandboxEnvConfig {
   readonly compat?: Compat;
   /** Deterministic mode (`SandboxSpec.deterministic`), for every sandbox of the env. */
   readonly deterministic?: { readonly clockMs: number };
+  /**
+   * Warm pool: the next episode's sandboxes made ready while the current one runs (default on;
+   * `false`, or `INTERCODE_WARM_POOL=off` for the whole process, turns it off).
+   */
+  readonly warm?: boolean;
 }
 
 /** What the SQL environment is opened with. */

@@ -25,6 +25,7 @@ function openSandboxEnvs(make: (options: SandboxEnvOptions) => Env): SandboxEnvD
       ...(actionTimeoutMs ? { actionTimeoutMs } : {}),
       ...(config.compat ? { compat: config.compat } : {}),
       ...(config.deterministic ? { deterministic: config.deterministic } : {}),
+      ...(config.warm === false ? { warm: false } : {}),
     };
     return { create: () => make(options), close: async () => {} };
   };

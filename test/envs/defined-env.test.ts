@@ -44,10 +44,13 @@ const spec: EnvironmentSpec = {
   goldActions: (task) => [`/opt/words/say.sh ${task.gold}`, 'submit'],
 };
 
-async function open(overrides: Partial<EnvironmentSpec> = {}): Promise<Env> {
+async function open(
+  overrides: Partial<EnvironmentSpec> = {},
+  config: { provider?: BwrapProvider; warm?: boolean } = {},
+): Promise<Env> {
   const factory = await defineEnvironment({ ...spec, ...overrides }).open({
     dataset,
-    config: { kind: 'sandbox', provider },
+    config: { kind: 'sandbox', provider, ...config },
   });
   const env = factory.create();
   envs.push(env);
@@ -113,6 +116,36 @@ describe('DefinedEnv (an environment made by defineEnvironment)', () => {
     await env.step('touch /srv/a/mine; export LEFT=1');
     await env.reset({ taskId: 'a' });
     expect((await env.step('ls /srv/a; echo "[$LEFT]"')).observation.text).toBe('big.bin\n[]\n');
+  });
+
+  it('keeps one sandbox ready for the next episode (off with warm: false); each episode starts fresh', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const own = new BwrapProvider();
+    try {
+      const env = await open({}, { provider: own });
+      for (let episode = 0; episode < 3; episode++) {
+        await env.reset({ taskId: 'a' });
+        expect((await env.step('ls /srv/a; echo "[$LEFT]"; pgrep -c sleep')).observation.text).toBe(
+          'big.bin\n[]\n0\n',
+        );
+        await env.step('touch /srv/a/mine; export LEFT=1; (sleep 600 &)');
+        while ((await env.warmPool!()).idle < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await env.warmPool!()).toMatchObject({ idle: 1, limit: 1 });
+        expect(own.size).toBe(2);
+      }
+      await env.close();
+      expect(own.size).toBe(0);
+      const cold = await open({}, { provider: own, warm: false });
+      await cold.reset({ taskId: 'a' });
+      expect(await cold.warmPool!()).toEqual({ idle: 0, memoryBytes: 0, limit: 0 });
+      expect(own.size).toBe(1);
+      await cold.close();
+      expect(own.size).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 
   it('a missing task file fails the reset with a one-line error', async ({ needs }) => {

@@ -1,5 +1,6 @@
 import { EnvError } from '../../core/errors.js';
 import type { Sandbox, SandboxProvider, SandboxSpec } from '../../sandbox/sandbox.js';
+import type { SpareItem } from '../warm-spare.js';
 
 /**
  * The agent's and the evaluator's sandboxes on one task file system. The copy of a forked episode
@@ -67,4 +68,14 @@ export async function renewBashBoxes(boxes: FullBashBoxes): Promise<FullBashBoxe
     await closeBashBoxes(boxes).catch(() => {});
     return undefined;
   }
+}
+
+/** A pair as the item of the env's warm spare. */
+export interface SparePair extends SpareItem {
+  readonly boxes: FullBashBoxes;
+}
+
+/** The pair as a warm spare's item; undefined stays undefined (a pair that could not be made). */
+export function sparePair(boxes: FullBashBoxes | undefined): SparePair | undefined {
+  return boxes && { boxes, sandboxes: [boxes.agent, boxes.evaluator], close: () => closeBashBoxes(boxes) };
 }

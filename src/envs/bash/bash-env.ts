@@ -20,15 +20,17 @@ import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
 import { type SandboxEnvOptions, warmPoolEnabled } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
+import { WarmSpare } from '../warm-spare.js';
 import {
   type BashBoxes as Boxes,
   closeBashBoxes,
   type FullBashBoxes,
   openBashBoxes,
   renewBashBoxes,
+  type SparePair,
   sameLayers,
+  sparePair,
 } from './bash-boxes.js';
-import { BashSpare } from './bash-spare.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
 import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
 import { observationOf } from './observation-of.js';
@@ -64,7 +66,7 @@ export class BashEnv implements Env {
   readonly #ignored: ReadonlySet<string>;
   #boxes: Boxes | undefined;
   /** The pair made ready for the next episode (the warm pool), unless `warm` is off. */
-  readonly #spare: BashSpare | undefined;
+  readonly #spare: WarmSpare<SparePair> | undefined;
   readonly #layers = new Map<string, Promise<string[]>>();
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
@@ -80,7 +82,7 @@ export class BashEnv implements Env {
 
   constructor(options: BashEnvOptions) {
     this.#options = options;
-    this.#spare = warmPoolEnabled(options) ? new BashSpare() : undefined;
+    this.#spare = warmPoolEnabled(options) ? new WarmSpare(2) : undefined;
     const gitignore = options.dataset.assets.gitignore;
     this.#ignored = gitignore
       ? parseTopLevelIgnore(readFileSync(gitignore, 'utf8'))
@@ -153,23 +155,23 @@ export class BashEnv implements Env {
    * spare is prepared for the episode after.
    */
   async #nextBoxes(layers: readonly string[]): Promise<FullBashBoxes> {
-    const spare = await this.#spare?.take(layers);
+    const spare = (await this.#spare?.take((item) => sameLayers(item.boxes.layers, layers)))?.boxes;
     if (this.#closed) {
       if (spare) await closeBashBoxes(spare);
       throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
     }
     if (!spare) {
       const boxes = await this.#boxesFor(layers);
-      if (!this.#closed) this.#spare?.hold(this.#open(layers));
+      if (!this.#closed) this.#spare?.hold(this.#open(layers).then(sparePair));
       return boxes;
     }
     const used = this.#boxes;
     this.#boxes = spare;
     if (used?.evaluator && sameLayers(used.layers, layers)) {
-      this.#spare!.hold(renewBashBoxes(used as FullBashBoxes));
+      this.#spare!.hold(renewBashBoxes(used as FullBashBoxes).then(sparePair));
     } else {
       if (used) void closeBashBoxes(used).catch(() => {});
-      this.#spare!.hold(this.#open(layers));
+      this.#spare!.hold(this.#open(layers).then(sparePair));
     }
     return spare;
   }
