@@ -23,6 +23,17 @@ const LIBRARY_PATHS: Readonly<Record<string, string>> = {
   arm64: '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
 };
 
+/**
+ * Shell code run before any user code in every sandbox shell: forgets the name of libfaketime's
+ * shared semaphore. libfaketime 0.9.10 creates one per process that finds no name in its
+ * environment and names it there (`FAKETIME_SHARED`); a forked copy of that process unlinks it when
+ * it exits (the copy inherits "created here"). A shell forks for every command and subshell, so
+ * its children would inherit a name that is soon stale, and a `bash` started with a stale name
+ * exits at once with status 1 ("sem_open failed"). Without the name, each program makes its own.
+ * Harmless where libfaketime is not loaded.
+ */
+export const FORGET_CLOCK_SHARE = 'unset FAKETIME_SHARED';
+
 /** The path of libfaketime inside an image built for this machine's architecture. */
 export function clockLibraryPath(): string | null {
   return LIBRARY_PATHS[process.arch] ?? null;

@@ -13,6 +13,7 @@ import {
   type ShellStart,
 } from '../base-sandbox.js';
 import type { Cgroup } from '../cgroups.js';
+import { FORGET_CLOCK_SHARE } from '../deterministic-clock.js';
 import { OutputBuffer } from '../output-buffer.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import type { PersistentShell } from '../persistent-shell.js';
@@ -93,10 +94,12 @@ export class BwrapSandbox extends BaseSandbox {
 
   /**
    * rlimits and the umask (022, as in a container, whatever the caller's), set by the shell before
-   * any user code: they apply to everything it starts.
+   * any user code: they apply to everything it starts. The clock's shared semaphore is forgotten
+   * (see {@link FORGET_CLOCK_SHARE}).
    */
   #prelude(): string {
-    return `umask 022; ${rlimitPrelude(this.#config.limits, this.#config.cgroup !== null)}`;
+    const limits = rlimitPrelude(this.#config.limits, this.#config.cgroup !== null);
+    return `umask 022; ${FORGET_CLOCK_SHARE}; ${limits}`;
   }
 
   #launch(

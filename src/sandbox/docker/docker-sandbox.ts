@@ -8,6 +8,7 @@ import {
   type SandboxSettings,
   type ShellStart,
 } from '../base-sandbox.js';
+import { FORGET_CLOCK_SHARE } from '../deterministic-clock.js';
 import { OutputBuffer } from '../output-buffer.js';
 import type { PersistentShell } from '../persistent-shell.js';
 import type { ExecOptions, FileChange, Quiesced, SandboxProcess, SandboxStats } from '../sandbox.js';
@@ -32,7 +33,7 @@ export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
 }
 
 /** The shell lines a controller runs first. */
-const SHELL_PRELUDE = 'ulimit -c 0 2>/dev/null';
+const SHELL_PRELUDE = `ulimit -c 0 2>/dev/null; ${FORGET_CLOCK_SHARE}`;
 
 /** A container started ahead of a reset, with its shell (not yet running). */
 interface Spare {
@@ -124,7 +125,7 @@ export class DockerSandbox extends BaseSandbox {
   }
 
   protected execScript(): string {
-    return 'eval "$1"';
+    return `${FORGET_CLOCK_SHARE}; eval "$1"`;
   }
 
   async spawn(

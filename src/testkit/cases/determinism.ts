@@ -36,6 +36,24 @@ export function determinismCases(it: ConformanceTest, context: ConformanceContex
       }
     });
 
+    it('runs shells started by commands and their subshells, in the session and in exec, on the pinned clock', async ({
+      open,
+    }) => {
+      const sandbox = await open({ deterministic: { clockMs: DETERMINISTIC_CLOCK_MS } });
+      // Subshells that end first (each a copy of the shell that started the clock's bookkeeping),
+      // then new shells: none may find its clock unusable (libfaketime's stale semaphore).
+      const script = "(true); x=$(true); bash -c 'date +%Y; (true); bash -c \"date +%Y\"'; sh -c 'date +%Y'";
+      const provider = context.provider();
+      const pinned = provider.clockLibrary?.(context.options.spec.image ?? provider.defaultImage) ?? null;
+      const year = pinned === null ? String(new Date().getUTCFullYear()) : '2023';
+      for (let round = 0; round < 2; round++) {
+        for (const result of [await sandbox.session().run(script), await sandbox.exec(script)]) {
+          expect(result.output).toBe(`${year}\n${year}\n${year}\n`);
+          expect(result.exitCode).toBe(0);
+        }
+      }
+    });
+
     it('gives every sandbox umask 022 and host name sandbox, deterministic or not', async ({ sandbox }) => {
       expect((await sandbox.session().run('umask; hostname')).output).toBe('0022\nsandbox\n');
       expect((await sandbox.exec('umask; hostname')).output).toBe('0022\nsandbox\n');
