@@ -1,4 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import {
   BaseSandbox,
@@ -31,6 +32,9 @@ export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
   /** diff() from the container's layers on this machine; null when they cannot be read here. */
   readonly localDiff?: (container: Docker.Container) => Promise<FileChange[] | null>;
 }
+
+/** How many times `quiesce` asks the daemon to pause a container whose freezer did not settle. */
+const PAUSE_ATTEMPTS = 4;
 
 /** The shell lines a controller runs first. */
 const SHELL_PRELUDE = `ulimit -c 0 2>/dev/null; ${FORGET_CLOCK_SHARE}`;
@@ -259,10 +263,18 @@ export class DockerSandbox extends BaseSandbox {
    */
   async quiesce(): Promise<Quiesced> {
     const container = this.#container();
-    try {
-      await container.pause();
-    } catch (error) {
-      throw ioFailure(error, 'cannot pause the container');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await container.pause();
+        break;
+      } catch (error) {
+        // runc gives up ("unable to freeze") when the freezer does not settle in time, as with a
+        // process that forks fast on a loaded machine, and thaws the container: try again.
+        if (attempt >= PAUSE_ATTEMPTS || !/unable to freeze/.test(String(error))) {
+          throw ioFailure(error, 'cannot pause the container');
+        }
+        await sleep(50 * attempt);
+      }
     }
     return {
       resume: async () => {
