@@ -1,5 +1,5 @@
 import { afterAll } from 'vitest';
-import type { Dataset } from '../../../src/core/task.js';
+import type { Dataset, Task } from '../../../src/core/task.js';
 import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
 import { PythonEnv, type PythonEnvOptions } from '../../../src/envs/python/python-env.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
@@ -14,6 +14,8 @@ export interface PythonEnvSuite {
   env(options?: Partial<PythonEnvOptions>): PythonEnv;
   /** Closes every env made so far. */
   closeAll(): Promise<void>;
+  /** demo/python's tasks. */
+  tasks(): readonly Task[];
 }
 
 /**
@@ -43,5 +45,9 @@ export async function pythonEnvSuite(defaults: Partial<PythonEnvOptions> = {}): 
       return env;
     },
     closeAll,
+    tasks() {
+      if (!dataset) throw new Error('demo/python is not loaded yet');
+      return dataset.tasks;
+    },
   };
 }
