@@ -209,8 +209,9 @@ def kill_everything():
         for group in groups:
             if group in table and table[group][1] == me:
                 try:
+                    os.kill(group, signal.SIGKILL)  # the leader too, should it have left its group
                     os.waitpid(group, 0)
-                except ChildProcessError:
+                except (OSError, ChildProcessError):
                     pass
         for _ in range(20):
             pids = others({1, me, spare.pid})
