@@ -49,6 +49,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/python-env.deterministic.test.ts',
   'test/envs/python/python-hostile.test.ts',
   'test/envs/python/python-judge.test.ts',
+  'test/envs/python/python-env.warm-pool.test.ts',
+  'test/harness/bench/env-bench.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
   // The environment server: sessions in real sandboxes.

@@ -1,3 +1,4 @@
+import type { WarmPoolStats } from '../../core/env.js';
 import { SandboxError } from '../../core/errors.js';
 import type { Sandbox, SandboxProvider, SandboxSpec } from '../../sandbox/sandbox.js';
 import type { CodeResult, ForkReply, RunOptions, RunReply, RunTarget } from './driver-messages.js';
@@ -25,29 +26,46 @@ export interface PythonBoxes {
   lane: Promise<unknown>;
 }
 
-/** Creates both sandboxes (none left open when either fails). */
+/**
+ * Creates both sandboxes (none left open when either fails), and with `start` each one's interpreter
+ * as soon as its sandbox is there (the first episode's construction: neither waits for the other).
+ */
 export async function openBoxes(
   provider: SandboxProvider,
   spec: Pick<SandboxSpec, 'image' | 'timeoutMs' | 'maxOutputBytes' | 'deterministic'>,
+  start?: InterpreterOptions,
 ): Promise<PythonBoxes> {
-  const settled = await Promise.allSettled([
-    provider.create({ ...spec, label: 'python-agent' }),
-    provider.create({ ...spec, label: 'python-eval' }),
-  ]);
+  const open = async (label: string): Promise<Box> => {
+    const box: Box = {
+      sandbox: await provider.create({ ...spec, label }),
+      interpreter: undefined,
+      used: false,
+    };
+    if (start) {
+      try {
+        await boxInterpreter(box, start);
+      } catch (error) {
+        await box.sandbox.close();
+        throw error;
+      }
+    }
+    return box;
+  };
+  const settled = await Promise.allSettled([open('python-agent'), open('python-eval')]);
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed) {
     await Promise.all(
-      settled.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)),
+      settled.map((result) => (result.status === 'fulfilled' ? closeBox(result.value) : undefined)),
     );
     throw failed.reason;
   }
-  const [agent, evaluator] = settled.map((result) => (result as PromiseFulfilledResult<Sandbox>).value);
-  return {
-    agent: { sandbox: agent!, interpreter: undefined, used: false },
-    evaluator: { sandbox: evaluator!, interpreter: undefined, used: false },
-    owners: 1,
-    lane: Promise.resolve(),
-  };
+  const [agent, evaluator] = settled.map((result) => (result as PromiseFulfilledResult<Box>).value);
+  return { agent: agent!, evaluator: evaluator!, owners: 1, lane: Promise.resolve() };
+}
+
+function closeBox(box: Box): Promise<void> {
+  box.interpreter?.close();
+  return box.sandbox.close();
 }
 
 /** Runs `work` once every earlier turn on `boxes` is over. */
@@ -59,8 +77,7 @@ export function exclusive<T>(boxes: PythonBoxes, work: () => Promise<T>): Promis
 
 /** Closes both sandboxes and their interpreters. */
 export async function closeBoxes(boxes: PythonBoxes): Promise<void> {
-  for (const box of [boxes.agent, boxes.evaluator]) box.interpreter?.close();
-  await Promise.all([boxes.agent.sandbox.close(), boxes.evaluator.sandbox.close()]);
+  await Promise.all([closeBox(boxes.agent), closeBox(boxes.evaluator)]);
 }
 
 /** The box's interpreter, started again when it is gone. */
@@ -117,4 +134,45 @@ export async function forkWorker(box: Box, key: string, count: number): Promise<
       `the Python interpreter could not be copied: ${error.message}`,
     );
   }
+}
+
+/**
+ * A clean agent interpreter for a new episode. The driver first ends every process of the last one
+ * and clears what lives beside the file system (`/dev`, `/dev/shm`, System V IPC; see `clean_slate`
+ * in the driver) and takes its spare worker or forks a fresh one; then the file system is checked
+ * against the image, now that nothing of the episode can write any more. When either is not back to
+ * its start, the sandbox is reset and a new driver started: a new process tree, with its own
+ * namespaces and `/dev`.
+ */
+export async function freshAgent(box: Box, key: string, options: InterpreterOptions): Promise<void> {
+  // A driver that is gone took its process tree (and namespaces) with it; one just started has run nothing.
+  let clean = !box.interpreter?.alive || box.interpreter.untouched;
+  if (!clean && box.interpreter?.alive) {
+    try {
+      clean = await box.interpreter.reset(key);
+    } catch (error) {
+      if (!(error instanceof InterpreterLost)) throw error;
+    }
+  }
+  if (!clean || (box.used && (await box.sandbox.diff()).length > 0)) {
+    box.interpreter?.close();
+    box.interpreter = undefined;
+    await box.sandbox.reset();
+  }
+  box.used = false;
+  await boxInterpreter(box, options);
+}
+
+/** What the two drivers hold idle for their next fresh workers (`limit`: one spare each). */
+export async function boxesPool(boxes: PythonBoxes): Promise<WarmPoolStats> {
+  const pools = await Promise.all(
+    [boxes.agent, boxes.evaluator].map((box) =>
+      box.interpreter?.alive ? box.interpreter.pool().catch(() => undefined) : undefined,
+    ),
+  );
+  return {
+    idle: pools.reduce((sum, pool) => sum + (pool?.idle ?? 0), 0),
+    memoryBytes: pools.reduce((sum, pool) => sum + (pool?.memoryBytes ?? 0), 0),
+    limit: 2,
+  };
 }

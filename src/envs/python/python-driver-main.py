@@ -317,12 +317,20 @@ def main():
     global spare
     host_send({'ready': True, 'pid': os.getpid()})
     while True:
+        if WARM and spare is None and host_idle():
+            spare = spawn_worker(idle=True)  # when no request waits: off the host's way (python-warm-pool.py)
         try:
             request = host_recv()
         except EOFError:
+            if spare is not None:
+                spare.close()
+                spare = None
             kill_everything()
             os._exit(0)
         op = request.get('op')
+        if op == 'pool':
+            host_send(pool_stats())  # a question about the pool: no probe ends, no agent changes
+            continue
         if op != 'call':
             end_probe()
             if op == 'drop':
@@ -335,7 +343,7 @@ def main():
             host_send({'ok': True, 'clean': fresh_agent(slate=not (set(agents) - {agent_key} or pending))})
         elif op == 'run':
             host_send(run(request))
-            if request.get('target') in ('fresh', 'judge') and spare is None:
+            if request.get('target') in ('fresh', 'judge') and spare is None and not WARM:
                 spare = spawn_worker()  # after the answer: off the next run's way
         elif op == 'call':
             host_send(call(request))

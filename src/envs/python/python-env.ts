@@ -8,12 +8,13 @@ import type {
   ResetOptions,
   Score,
   StepResult,
+  WarmPoolStats,
 } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { skipStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
-import type { SandboxEnvOptions } from '../sandbox-env-options.js';
+import { type SandboxEnvOptions, warmPoolEnabled } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import type { CodeResult, RunOptions, RunReply, RunTarget } from './driver-messages.js';
 import { referenceFunctionName, submittedFunctionName } from './function-names.js';
@@ -24,10 +25,12 @@ import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
 import { observationText } from './observation-text.js';
 import {
   type Box,
+  boxesPool,
   boxInterpreter,
   closeBoxes,
   exclusive,
   forkWorker,
+  freshAgent,
   openBoxes,
   type PythonBoxes,
   runInBox,
@@ -65,7 +68,7 @@ const SHARED_STATE = [
 /**
  * The Python environment (MBPP): a persistent Python 3 interpreter in a sandbox, driven over a framed
  * protocol (`python-driver.py`). Actions run as upstream ran them (a `def` as is, an expression
- * printed). Each episode starts from a clean slate (`#freshAgent`);
+ * printed). Each episode starts from a clean slate (`freshAgent`);
  * the gold and the judge of a submission's tests run in a separate evaluation sandbox.
  */
 export class PythonEnv implements Env {
@@ -102,17 +105,22 @@ export class PythonEnv implements Env {
     return {
       memoryBytes: this.#options.memoryBytes ?? DEFAULT_MEMORY,
       ...(this.#options.deterministic ? { hashSeedFromEnv: true } : {}),
+      ...(warmPoolEnabled(this.#options) ? { warm: true } : {}),
     };
   }
 
   #ensureBoxes(): Promise<PythonBoxes> {
     if (!this.#boxes) {
-      const boxes = openBoxes(this.#options.provider, {
-        image: this.#options.image ?? this.#options.provider.defaultImage,
-        timeoutMs: this.#timeoutMs,
-        maxOutputBytes: this.#maxOutputBytes,
-        ...(this.#options.deterministic ? { deterministic: this.#options.deterministic } : {}),
-      });
+      const boxes = openBoxes(
+        this.#options.provider,
+        {
+          image: this.#options.image ?? this.#options.provider.defaultImage,
+          timeoutMs: this.#timeoutMs,
+          maxOutputBytes: this.#maxOutputBytes,
+          ...(this.#options.deterministic ? { deterministic: this.#options.deterministic } : {}),
+        },
+        this.#interpreterOptions,
+      );
       this.#boxes = boxes;
       boxes.catch(() => {
         if (this.#boxes === boxes) this.#boxes = undefined;
@@ -162,38 +170,12 @@ export class PythonEnv implements Env {
     this.#lastDefined = undefined;
     this.#gold = this.#runGold(evaluator, task);
     this.#gold.catch(() => {});
-    await this.#freshAgent(agent);
+    await freshAgent(agent, this.#key, this.#interpreterOptions);
     this.#driver = agent.interpreter;
     return {
       observation: { text: task.query, durationMs: performance.now() - started },
       info: { taskId: task.id, index: task.index, query: task.query, gold: task.gold },
     };
-  }
-
-  /**
-   * A clean agent interpreter for a new episode. The driver first ends every process of the last one
-   * and clears what lives beside the file system (`/dev`, `/dev/shm`, System V IPC; see `clean_slate`
-   * in the driver) and forks a fresh worker; then the file system is checked against the image, now
-   * that nothing of the episode can write any more. When either is not back to its start, the sandbox
-   * is reset and a new driver started: a new process tree, with its own namespaces and `/dev`.
-   */
-  async #freshAgent(box: Box): Promise<void> {
-    // A driver that is gone took its process tree (and namespaces) with it.
-    let clean = !box.interpreter?.alive;
-    if (box.interpreter?.alive) {
-      try {
-        clean = await box.interpreter.reset(this.#key);
-      } catch (error) {
-        if (!(error instanceof InterpreterLost)) throw error;
-      }
-    }
-    if (!clean || (box.used && (await box.sandbox.diff()).length > 0)) {
-      box.interpreter?.close();
-      box.interpreter = undefined;
-      await box.sandbox.reset();
-    }
-    box.used = false;
-    await this.#interpreter(box);
   }
 
   async #require(): Promise<{ boxes: PythonBoxes; agent: Box; evaluator: Box; task: Task }> {
@@ -364,6 +346,17 @@ export class PythonEnv implements Env {
           : [];
       return { envs, notCopied: [...lost, ...SHARED_STATE, ...reply.notCopied] };
     });
+  }
+
+  /**
+   * The warm pool (docs/architecture/warm-pools.md): the spare worker each of the two drivers (agent
+   * and evaluation sandbox) keeps forked and warmed for its next fresh worker, and their memory.
+   */
+  async warmPool(): Promise<WarmPoolStats> {
+    if (!warmPoolEnabled(this.#options)) return { idle: 0, memoryBytes: 0, limit: 0 };
+    const boxes = await this.#boxes?.catch(() => undefined);
+    if (!boxes || this.#closed) return { idle: 0, memoryBytes: 0, limit: 2 };
+    return exclusive(boxes, () => boxesPool(boxes));
   }
 
   /**

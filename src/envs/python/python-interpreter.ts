@@ -15,7 +15,7 @@ import type {
  * The driver's program, one Python program from these files in order: `python-values.py` (plain values
  * for the judge), `python-driver.py` (set-up and the host protocol), `python-worker.py` (runs user
  * code), `python-zygote.py` (workers and the clean slate), `python-branches.py` (the copies of a fork),
- * `python-driver-main.py` (requests, main loop).
+ * `python-warm-pool.py` (the spare worker kept ahead of need), `python-driver-main.py` (requests, main loop).
  */
 const driverParts = [
   'python-values.py',
@@ -23,6 +23,7 @@ const driverParts = [
   'python-worker.py',
   'python-zygote.py',
   'python-branches.py',
+  'python-warm-pool.py',
   'python-driver-main.py',
 ].map((file) => programSource(new URL(`./${file}`, import.meta.url)));
 const pythonDriverSource = () => driverParts.map((part) => part()).join('\n');
@@ -46,6 +47,22 @@ export interface InterpreterOptions {
    * project sets.
    */
   readonly hashSeedFromEnv?: boolean;
+  /**
+   * Keep a warm pool: one spare worker forked and warmed ahead of need, taken by the next reset, gold
+   * or judge run (`python-warm-pool.py`). Off: the driver forks a worker when one is needed, and the
+   * evaluation driver its next throw-away one between requests, as before the pool.
+   */
+  readonly warm?: boolean;
+}
+
+/** What a driver holds idle for its next fresh worker (see {@link PythonInterpreter.pool}). */
+export interface DriverPool {
+  /** Idle spare workers (0 or 1). */
+  readonly idle: number;
+  /** Their proportional set size, bytes. */
+  readonly memoryBytes: number;
+  /** The most the driver keeps idle (1, or 0 with the pool off). */
+  readonly limit: number;
 }
 
 /** Time the driver gets to answer a request beyond the time limits of its codes. */
@@ -76,6 +93,7 @@ export class PythonInterpreter {
   #queue: Promise<unknown> = Promise.resolve();
   #dead: string | undefined;
   #stderr = '';
+  #requests = 0;
 
   private constructor(process: SandboxProcess) {
     this.#process = process;
@@ -89,7 +107,11 @@ export class PythonInterpreter {
   }
 
   static async start(sandbox: Sandbox, options: InterpreterOptions): Promise<PythonInterpreter> {
-    const config = JSON.stringify({ contained: true, memory_bytes: options.memoryBytes });
+    const config = JSON.stringify({
+      contained: true,
+      memory_bytes: options.memoryBytes,
+      warm: options.warm === true,
+    });
     if (!sandbox.spawn) {
       throw new SandboxError(
         'SANDBOX_UNAVAILABLE',
@@ -121,6 +143,11 @@ export class PythonInterpreter {
 
   get alive(): boolean {
     return this.#dead === undefined;
+  }
+
+  /** Started and asked nothing yet (beyond its greeting): its processes are as the driver booted. */
+  get untouched(): boolean {
+    return this.#requests <= 1;
   }
 
   #why(): string {
@@ -198,6 +225,7 @@ export class PythonInterpreter {
     limitMs: number,
     onCall?: (call: JudgeCall) => Promise<JudgeAnswer>,
   ): Promise<unknown> {
+    this.#requests += 1;
     const task = this.#queue.then(
       () =>
         new Promise<unknown>((resolve, reject) => {
@@ -257,6 +285,17 @@ export class PythonInterpreter {
       ? reply.notCopied.filter((n) => typeof n === 'string')
       : [];
     return { agents, notCopied, restarted: reply.restarted === true };
+  }
+
+  /** The driver's warm pool: its idle spare and that spare's memory. */
+  async pool(): Promise<DriverPool> {
+    const reply = (await this.#request({ op: 'pool' }, SLACK_MS)) as {
+      idle?: unknown;
+      pss?: unknown;
+      limit?: unknown;
+    };
+    const count = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : 0);
+    return { idle: count(reply?.idle), memoryBytes: count(reply?.pss), limit: count(reply?.limit) };
   }
 
   /** Ends agent `agent`'s worker and every process it started (a closed copy's). */

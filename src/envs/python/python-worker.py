@@ -29,7 +29,8 @@ def describe(error):
     return 'Error: %s%s' % (type(error).__name__, ': ' + text if text else '')
 
 
-def worker_main():
+def worker_main(idle=False):
+    """A worker's loop; idle: a spare of the warm pool (python-warm-pool.py), warmed, waiting to be taken."""
     me = os.getpid()
     state = {'globals': {'__name__': '__main__', '__builtins__': builtins}, 'me': me}
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -84,8 +85,15 @@ def worker_main():
         return decode(answer.get('value'), ask)
 
     state['receive'] = receive
+    if idle:
+        dumpable = warm_worker()
     while True:
         request = receive()
+        if idle:
+            if idle_request(request, send):
+                continue
+            idle = False
+            dumpable()  # taken: its first request
         if request.get('done'):
             if state.get('copy'):
                 os._exit(0)

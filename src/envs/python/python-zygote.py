@@ -38,12 +38,14 @@ def own_channels(channels):
     return ours
 
 
-def spawn_worker():
+def spawn_worker(idle=False):
+    """A fresh worker; idle: a warmed spare of the pool (python-warm-pool.py), not dumpable until taken."""
     channels = worker_channels()
     pid = os.fork()
     if pid == 0:
         try:
-            set_dumpable(1)
+            if not idle:
+                set_dumpable(1)
             os.setpgid(0, 0)
             worker_end, out_w, err_w, fds_worker = channels[1]
             os.dup2(worker_end.fileno(), CTL)
@@ -54,7 +56,7 @@ def spawn_worker():
             os.dup2(null, NULL)
             os.closerange(3, CTL)
             os.closerange(FDS + 1, 65536)
-            worker_main()
+            worker_main(idle)
         finally:
             os._exit(70)
     try:
@@ -187,11 +189,39 @@ def kill_pids(pids):
 
 
 def kill_everything():
-    """Kills every process this driver started, however deep."""
+    """Kills every process this driver started, however deep, but the pool's spare (python-warm-pool.py)
+    when the sweep gets them all; else the spare too."""
+    global spare
     me = os.getpid()
     table = process_table()
     mine = set(descendants(table))
-    if all(pid in mine or pid in (1, me) or state in ('Z', 'X') for pid, (state, _, _) in table.items()):
+    alone = all(pid in mine or pid in (1, me) or state in ('Z', 'X') for pid, (state, _, _) in table.items())
+    if spare is not None:
+        # Whole process groups at once but the spare's, each group's leader waited for when it is a child
+        # of this driver (a worker); then a sweep by pid. What keeps coming (a fork bomb) takes the spare
+        # with it, in the one kill below.
+        groups = {table[pid][2] for pid in mine if pid in table} - {os.getpgrp(), spare.pid}
+        for group in groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
+        for group in groups:
+            if group in table and table[group][1] == me:
+                try:
+                    os.kill(group, signal.SIGKILL)  # the leader too, should it have left its group
+                    os.waitpid(group, 0)
+                except (OSError, ChildProcessError):
+                    pass
+        for _ in range(20):
+            pids = others({1, me, spare.pid})
+            if not pids:
+                reap()
+                return
+            kill_pids(pids)
+        spare.close()
+        spare = None
+    if alone:
         # The namespace holds nothing else (a bwrap sandbox's own): one kill, no fork slips through.
         try:
             os.kill(-1, signal.SIGKILL)
@@ -251,7 +281,8 @@ def clean_slate():
     """Once every process of the episode is dead: what lives beside the file system (which the host
     checks) back to how the driver found it: /dev as at boot, /dev/shm empty (POSIX shared memory and
     semaphores), no System V IPC object. (POSIX message queues cannot be made: the workers' RLIMIT_MSGQUEUE
-    is 0.) False when something cannot be, or is not as it was: the host then starts a new process tree."""
+    is 0.) False when something cannot be, or is not as it was (the driver's resource limits, priority
+    or affinity included): the host then starts a new process tree."""
     clean = True
     try:
         now = set(os.listdir('/dev'))
@@ -284,30 +315,15 @@ def clean_slate():
                 getattr(libc, remove)(ident, 0, None)
         if ipc_ids(kind) != []:
             clean = False
-    return clean
+    # The driver's own resource limits, priority and affinity (which every later worker inherits).
+    return clean and process_settings('self') == BOOT_SETTINGS
 
 
-spare = None  # a fresh worker forked ahead, between requests, for the next gold or judge run
+spare = None  # a fresh worker forked ahead, between requests, for the next gold or judge run (take_spare)
 agent = None  # the worker of the current request's agent (agents[agent_key])
 agents = {}  # agent key -> its worker: '0' at first, more after a fork (python-branches.py)
 agent_key = '0'
 probe = None  # pid of the copy of the agent's worker that answers the judge's calls, while one does
-
-
-def take_spare():
-    """The spare worker if it is still there (a fork of this driver that ran nothing), else a new one."""
-    global spare
-    worker, spare = spare, None
-    if worker is not None:
-        try:
-            with open('/proc/%d/stat' % worker.pid) as stat:
-                alive = stat.read().rsplit(')', 1)[1].split()[0] not in ('Z', 'X')
-        except (OSError, IndexError):
-            alive = False
-        if alive:
-            return worker
-        worker.close()
-    return spawn_worker()
 
 
 def fresh_agent(slate=False):
@@ -315,7 +331,7 @@ def fresh_agent(slate=False):
     clean_slate). While other agents (copies of a fork) live and this is no new episode, only the
     processes of this agent's worker are (see end_branch)."""
     global agent, probe, spare
-    if spare is not None:
+    if spare is not None and not WARM:
         spare.close()
         spare = None
     probe = None
@@ -329,7 +345,8 @@ def fresh_agent(slate=False):
         pending.clear()
         kill_everything()
         clean = clean_slate() if slate else True
-    agent = agents[agent_key] = spawn_worker()
+    # The pool's spare, when there is one that is still fit (python-warm-pool.py).
+    agent = agents[agent_key] = take_spare() if WARM else spawn_worker()
     return clean
 
 

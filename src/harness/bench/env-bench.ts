@@ -105,9 +105,25 @@ async function forkTimes(
 }
 
 /**
+ * The memory of what the env holds idle for its next episode (`Env.warmPool`), in MiB, sampled
+ * `samples` times with a pause before each (a pool fills while nothing is asked of the env).
+ */
+async function warmPoolMemory(env: Env, samples: number): Promise<number[]> {
+  const warmPool = env.warmPool?.bind(env);
+  if (!warmPool) return [];
+  const mib: number[] = [];
+  for (let i = 0; i < samples; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    mib.push((await warmPool()).memoryBytes / 2 ** 20);
+  }
+  return mib;
+}
+
+/**
  * Episode-level figures of an environment with the gold agent: reset, step, score, a whole gold
  * episode (reset, the gold actions, score with the evaluator), `fork(8)` where the environment can
- * fork, a new env's construction and close, and episodes per second.
+ * fork, a new env's construction and close, episodes per second, and the idle warm pool's memory
+ * where the environment keeps one.
  */
 export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure[]> {
   const { backend, group, tasks } = options;
@@ -119,6 +135,7 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
     score: [] as number[],
     episode: [] as number[],
     fork: [] as number[],
+    pool: [] as number[],
   };
   try {
     progress(`${group}: warm-up`);
@@ -137,6 +154,8 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
       progress(`${group}: fork(8)`);
       phases.fork.push(...(await forkTimes(env, tasks, options.goldActions, options.samples)));
     }
+    progress(`${group}: idle warm pool`);
+    phases.pool.push(...(await warmPoolMemory(env, options.samples)));
   } finally {
     await env.close();
   }
@@ -193,6 +212,9 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
         phases.fork,
       ),
     );
+  }
+  if (phases.pool.length > 0) {
+    figures.push(figure({ backend, group, name: 'idle warm pool memory', unit: 'MiB' }, phases.pool));
   }
   for (const concurrency of options.concurrency) {
     progress(`${group}: throughput at concurrency ${concurrency}`);

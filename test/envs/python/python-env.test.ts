@@ -272,9 +272,11 @@ describe('PythonEnv containment of hostile code', () => {
     await shared.step('keep = 1');
     await shared.reset({ taskId: 'digit-product' });
     expect(text(await shared.step('keep'))).toBe("Error: name 'keep' is not defined");
+    // Pid 1, the driver, this worker, and the driver's idle spare when it has forked it by now (the
+    // warm pool, docs/architecture/warm-pools.md).
     expect(
       text(await shared.step('import os\nprint(sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))')),
-    ).toMatch(/^\[1, \d+, \d+\]$/);
+    ).toMatch(/^\[1, \d+, \d+(, \d+)?\]$/);
   });
 });
 
