@@ -106,15 +106,21 @@ async function forkTimes(
 
 /**
  * The memory of what the env holds idle for its next episode (`Env.warmPool`), in MiB, sampled
- * `samples` times with a pause before each (a pool fills while nothing is asked of the env).
+ * `samples` times, each once the pool is full (a pool fills while nothing is asked of the env; at
+ * most 5 s are waited for it).
  */
 async function warmPoolMemory(env: Env, samples: number): Promise<number[]> {
   const warmPool = env.warmPool?.bind(env);
   if (!warmPool) return [];
   const mib: number[] = [];
   for (let i = 0; i < samples; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    mib.push((await warmPool()).memoryBytes / 2 ** 20);
+    const deadline = performance.now() + 5_000;
+    let stats = await warmPool();
+    while (stats.idle < stats.limit && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      stats = await warmPool();
+    }
+    mib.push(stats.memoryBytes / 2 ** 20);
   }
   return mib;
 }

@@ -39,6 +39,8 @@ describe('intercode bench', () => {
       'env close',
       // The Bash env forks on bwrap: its fork(8) is measured too (target 20 ms).
       'fork(8) after the gold actions',
+      // Its warm pool: the spare pair of sandboxes, some MiB.
+      'idle warm pool memory',
       'gold episodes per second, concurrency 1',
       'gold episodes per second, concurrency 2',
     ]);
