@@ -41,6 +41,7 @@ describe('programs shipped as files', () => {
       'envs/python/python-driver-main.py',
       'envs/python/python-driver.py',
       'envs/python/python-values.py',
+      'envs/python/python-warm-pool.py',
       'envs/python/python-worker.py',
       'envs/python/python-zygote.py',
       'sandbox/docker/keeper.pl',
