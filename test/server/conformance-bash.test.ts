@@ -84,8 +84,18 @@ describe('demo/bash over the wire', () => {
     const reportedBefore = await reportedSandboxes();
     const ws = await RawWs.open(server.wsUrl);
     await ws.request({ type: 'reset' }, 120_000);
-    const live = server.sandboxes();
-    const reported = await reportedSandboxes();
+    // The env's warm pool starts its spare pair after the reset: compare once the two counts agree
+    // (each is read at its own instant), within 10 s.
+    let live = server.sandboxes();
+    let reported = await reportedSandboxes();
+    for (
+      const started = Date.now();
+      reported !== undefined && reported !== live && Date.now() - started < 10_000;
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      live = server.sandboxes();
+      reported = await reportedSandboxes();
+    }
     console.log(
       `conformance-bash: live sandboxes ${baseline} → ${live} with one session (reported ${String(reported)})`,
     );
