@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
 import { dataDir, ManagedServer, type ManagedServerOptions, tempDir } from './managed-server.js';
 import { type MariadbBinaries, mariadbBinaries } from './server-binaries.js';
+import { makePrivateDir } from './server-dirs.js';
 import type { ServerProcess } from './server-process.js';
 import { runningAsRoot, type ServiceAccount } from './service-account.js';
 
@@ -164,6 +165,11 @@ export class MariadbServer extends ManagedServer {
   }
 }
 
+/**
+ * `mariadb-install-db` on `dataDir`, with a temporary folder of its own beside it: the bootstrap
+ * server, like every MariaDB server starting, deletes the `#sql*` files it finds in its temporary
+ * folder, so two initialisations sharing `/tmp` (two starts on an empty cache) broke each other.
+ */
 async function installDb(
   installDb: string,
   dataDir: string,
@@ -171,6 +177,7 @@ async function installDb(
   asRoot: boolean,
 ): Promise<void> {
   const user = account ? [`--user=${account.name}`] : asRoot ? ['--user=root'] : [];
+  const tmp = makePrivateDir(join(dirname(dataDir), 'init-tmp'), account);
   await run(
     installDb,
     [
@@ -181,6 +188,7 @@ async function installDb(
       '--skip-name-resolve',
       '--innodb-log-file-size=8M',
       '--lower-case-table-names=1',
+      `--tmpdir=${tmp}`,
       ...user,
     ],
     { env: SERVER_ENV, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },

@@ -161,8 +161,8 @@ for (const kind of kinds) {
     it('starts twice at once on an empty cache: both work and one entry is left', async () => {
       const cache = dirs.make('loaded-cache');
       const [one, two] = await Promise.all([start(cache, dump('pq')), start(cache, dump('pq'))]);
-      expect(one?.dataCache?.source).toMatch(/^(built|cache)$/);
-      expect(two?.dataCache?.source).toMatch(/^(built|cache)$/);
+      expect(one?.dataCache?.source, one?.dataCache?.reason).toMatch(/^(built|cache)$/);
+      expect(two?.dataCache?.source, two?.dataCache?.reason).toMatch(/^(built|cache)$/);
       expect(one?.dataCache?.entry).toBe(two?.dataCache?.entry);
       expect(await names(one as Engine, dump('pq'))).toBe('pq');
       expect(await names(two as Engine, dump('pq'))).toBe('pq');

@@ -2,7 +2,8 @@
  * The self-started MariaDB server: what it refuses to do (network, files), whom it runs as, where it
  * lives, its cached data directory, and what `intercode doctor` reports about the server engines.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +81,26 @@ describe.skipIf(!installed())('MariadbServer', () => {
         expect(existsSync(stopped.dir)).toBe(false);
       }
     } finally {
+      cache.remove();
+      rmSync(cache.dir, { recursive: true, force: true });
+    }
+  });
+
+  // A starting MariaDB server deletes the `#sql*` files in its temporary folder: the initialisation
+  // must not do that to /tmp (another initialisation's temporary tables, or another server's).
+  it('initialises its data directory without touching the shared temporary folder', async () => {
+    const cache = temporaryDir('mariadb-cache');
+    const other = join('/tmp', `#sql-temptable-intercode-${randomBytes(4).toString('hex')}.MAI`);
+    writeFileSync(other, "another server's temporary table");
+    // /tmp is sticky: the file belongs to the account the servers run under, as theirs would.
+    const account = serviceAccount(['mysql', 'nobody']);
+    if (account) chownSync(other, account.uid, account.gid);
+    try {
+      const server = await MariadbServer.start({ cacheDir: cache.dir });
+      await server.stop();
+      expect(existsSync(other)).toBe(true);
+    } finally {
+      rmSync(other, { force: true });
       cache.remove();
       rmSync(cache.dir, { recursive: true, force: true });
     }
