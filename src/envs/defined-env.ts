@@ -24,7 +24,7 @@ import type { EnvOpenOptions, SandboxEnvConfig } from './env-definition.js';
 import { warmPoolEnabled } from './sandbox-env-options.js';
 import { copyTaskFiles } from './task-files.js';
 import { pickTask } from './task-picker.js';
-import { type SpareItem, WarmSpare } from './warm-spare.js';
+import { type SpareKind, WarmSpare } from './warm-spare.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -46,21 +46,12 @@ function toScore(result: Score | number): Score {
   return typeof result === 'number' ? { value: result } : result;
 }
 
-/** A sandbox as the item of a warm spare; undefined stays undefined (one that could not be made). */
-function spareSandbox(sandbox: Sandbox | undefined): SpareItem | undefined {
-  return sandbox && { sandboxes: [sandbox], close: () => sandbox.close() };
-}
-
-/** A used sandbox back to its image, every process ended and a new shell started; closed if that fails. */
-async function renewed(sandbox: Sandbox): Promise<Sandbox | undefined> {
-  try {
-    await sandbox.reset();
-    return sandbox;
-  } catch {
-    await sandbox.close().catch(() => {});
-    return undefined;
-  }
-}
+/** A sandbox as the item of the warm spare: renewed by its reset. */
+const SANDBOX_SPARE: SpareKind<Sandbox> = {
+  sandboxes: (sandbox) => [sandbox],
+  renew: (sandbox) => sandbox.reset(),
+  close: (sandbox) => sandbox.close(),
+};
 
 /**
  * The Env of a {@link defineEnvironment} spec: one sandbox per env, reset between episodes; with
@@ -77,12 +68,12 @@ export class DefinedEnv implements Env {
   #lastOutput = '';
   #closed = false;
   /** The sandbox made ready for the next episode (the warm pool), unless it is off. */
-  readonly #spare: WarmSpare<SpareItem> | undefined;
+  readonly #spare: WarmSpare<Sandbox> | undefined;
 
   constructor(spec: EnvironmentSpec, options: EnvOpenOptions<SandboxEnvConfig>) {
     this.#spec = spec;
     this.#options = options;
-    this.#spare = warmPoolEnabled(options.config) ? new WarmSpare(1) : undefined;
+    this.#spare = warmPoolEnabled(options.config) ? new WarmSpare(1, SANDBOX_SPARE) : undefined;
   }
 
   get #timeoutMs(): number {
@@ -112,23 +103,26 @@ export class DefinedEnv implements Env {
    * prepared for the episode after.
    */
   async #freshSandbox(): Promise<Sandbox> {
-    const spare = (await this.#spare?.take(() => true))?.sandboxes[0];
-    if (spare && !this.#closed) {
-      const used = this.#sandbox;
+    const used = this.#sandbox;
+    const spare = await this.#spare?.swap({
+      usable: () => true,
+      used,
+      reusable: () => true,
+      make: () => this.#create(),
+    });
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
+    if (spare) {
       this.#sandbox = spare;
       this.#pristine = false;
-      this.#spare!.hold((used ? renewed(used) : this.#create()).then(spareSandbox));
       return spare;
     }
-    if (spare) await spare.close();
-    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
     if (!this.#sandbox) {
       this.#sandbox = await this.#create();
       this.#pristine = true;
     }
     if (!this.#pristine) await this.#sandbox.reset();
     this.#pristine = false;
-    this.#spare?.hold(this.#create().then(spareSandbox));
+    this.#spare?.hold(() => this.#create());
     return this.#sandbox;
   }
 

@@ -1,6 +1,6 @@
 import { EnvError } from '../../core/errors.js';
 import type { Sandbox, SandboxProvider, SandboxSpec } from '../../sandbox/sandbox.js';
-import type { SpareItem } from '../warm-spare.js';
+import type { SpareKind } from '../warm-spare.js';
 
 /**
  * The agent's and the evaluator's sandboxes on one task file system. The copy of a forked episode
@@ -51,31 +51,19 @@ export async function closeBashBoxes(boxes: BashBoxes): Promise<void> {
 }
 
 /**
- * Brings a used pair back to its task file system, every process ended and a new shell started in
- * each (`Sandbox.reset`): the same state as a pair just opened. A pair that cannot be renewed is
- * closed and `undefined` returned (the next reset opens a new one).
+ * The pair as the item of the env's warm spare. Renewing brings a used pair back to its task file
+ * system, every process ended and a new shell started in each (`Sandbox.reset`): the same state as
+ * a pair just opened.
  */
-export async function renewBashBoxes(boxes: FullBashBoxes): Promise<FullBashBoxes | undefined> {
-  try {
+export const bashSpareKind: SpareKind<FullBashBoxes> = {
+  sandboxes: (boxes) => [boxes.agent, boxes.evaluator],
+  renew: async (boxes) => {
     await Promise.all([
       boxes.agentPristine ? undefined : boxes.agent.reset(),
       boxes.evaluatorPristine ? undefined : boxes.evaluator.reset(),
     ]);
     boxes.agentPristine = true;
     boxes.evaluatorPristine = true;
-    return boxes;
-  } catch {
-    await closeBashBoxes(boxes).catch(() => {});
-    return undefined;
-  }
-}
-
-/** A pair as the item of the env's warm spare. */
-export interface SparePair extends SpareItem {
-  readonly boxes: FullBashBoxes;
-}
-
-/** The pair as a warm spare's item; undefined stays undefined (a pair that could not be made). */
-export function sparePair(boxes: FullBashBoxes | undefined): SparePair | undefined {
-  return boxes && { boxes, sandboxes: [boxes.agent, boxes.evaluator], close: () => closeBashBoxes(boxes) };
-}
+  },
+  close: closeBashBoxes,
+};

@@ -23,13 +23,11 @@ import { pickTask } from '../task-picker.js';
 import { WarmSpare } from '../warm-spare.js';
 import {
   type BashBoxes as Boxes,
+  bashSpareKind,
   closeBashBoxes,
   type FullBashBoxes,
   openBashBoxes,
-  renewBashBoxes,
-  type SparePair,
   sameLayers,
-  sparePair,
 } from './bash-boxes.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
 import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
@@ -66,7 +64,7 @@ export class BashEnv implements Env {
   readonly #ignored: ReadonlySet<string>;
   #boxes: Boxes | undefined;
   /** The pair made ready for the next episode (the warm pool), unless `warm` is off. */
-  readonly #spare: WarmSpare<SparePair> | undefined;
+  readonly #spare: WarmSpare<FullBashBoxes> | undefined;
   readonly #layers = new Map<string, Promise<string[]>>();
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
@@ -82,7 +80,7 @@ export class BashEnv implements Env {
 
   constructor(options: BashEnvOptions) {
     this.#options = options;
-    this.#spare = warmPoolEnabled(options) ? new WarmSpare(2) : undefined;
+    this.#spare = warmPoolEnabled(options) ? new WarmSpare(2, bashSpareKind) : undefined;
     const gitignore = options.dataset.assets.gitignore;
     this.#ignored = gitignore
       ? parseTopLevelIgnore(readFileSync(gitignore, 'utf8'))
@@ -155,24 +153,22 @@ export class BashEnv implements Env {
    * spare is prepared for the episode after.
    */
   async #nextBoxes(layers: readonly string[]): Promise<FullBashBoxes> {
-    const spare = (await this.#spare?.take((item) => sameLayers(item.boxes.layers, layers)))?.boxes;
-    if (this.#closed) {
-      if (spare) await closeBashBoxes(spare);
-      throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
-    }
+    const used = this.#boxes;
+    const spare = await this.#spare?.swap({
+      usable: (item) => sameLayers(item.layers, layers),
+      // A fork's copy (no evaluator) is never renewed into a spare: it is closed below.
+      used: used?.evaluator ? (used as FullBashBoxes) : undefined,
+      reusable: (item) => sameLayers(item.layers, layers),
+      make: () => this.#open(layers),
+    });
+    if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment was closed during its reset');
     if (!spare) {
       const boxes = await this.#boxesFor(layers);
-      if (!this.#closed) this.#spare?.hold(this.#open(layers).then(sparePair));
+      this.#spare?.hold(() => this.#open(layers));
       return boxes;
     }
-    const used = this.#boxes;
+    if (used && !used.evaluator) void closeBashBoxes(used).catch(() => {});
     this.#boxes = spare;
-    if (used?.evaluator && sameLayers(used.layers, layers)) {
-      this.#spare!.hold(renewBashBoxes(used as FullBashBoxes).then(sparePair));
-    } else {
-      if (used) void closeBashBoxes(used).catch(() => {});
-      this.#spare!.hold(this.#open(layers).then(sparePair));
-    }
     return spare;
   }
 

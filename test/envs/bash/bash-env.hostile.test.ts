@@ -70,7 +70,7 @@ describe('BashEnv.score() against a hostile agent', () => {
     const gold = dataset.tasks[index('write-summary')]!.gold as string;
     expect((await env.step(gold)).info.admissible).toBe(true);
     const racer = await env.step(
-      `cat > /tmp/racer.py <<'EOF'\n${RACER}\nEOF\nsetsid /usr/bin/python3 /tmp/racer.py </dev/null >/dev/null 2>&1 & sleep 0.5`,
+      `cat > /tmp/racer.py <<'EOF'\n${RACER}\nEOF\nsetsid /usr/bin/python3 /tmp/racer.py </dev/null >/dev/null 2>&1 & until [ -s /tmp/rounds ]; do sleep 0.05; done`,
     );
     expect(racer.info.admissible).toBe(true);
     for (let round = 0; round < 20; round += 1) {
@@ -81,7 +81,13 @@ describe('BashEnv.score() against a hostile agent', () => {
       expect(changes.map((change) => change.path)).toEqual(['demo/reports/', 'tmp/racer.py', 'tmp/rounds']);
     }
     const before = (await env.step('cat /tmp/rounds')).observation.text;
-    const after = (await env.step('sleep 0.3; cat /tmp/rounds')).observation.text;
+    // Waits for the racer's next hundred rounds (a loaded machine may take a while): a racer
+    // that did not go on leaves the step to its timeout, with no number.
+    const after = (
+      await env.step(
+        `until [ "$(cat /tmp/rounds)" -gt ${Number(before)} ]; do sleep 0.05; done; cat /tmp/rounds`,
+      )
+    ).observation.text;
     expect(Number(after)).toBeGreaterThan(Number(before));
   }, 120_000);
 
