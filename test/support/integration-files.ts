@@ -34,6 +34,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/datasets/demo/demo-sql.gold.test.ts',
   // Environments and the runner in real sandboxes.
   'test/envs/bash/bash-env.test.ts',
+  'test/envs/bash/bash-env.compat.test.ts',
   'test/envs/bash/bash-env-fork.test.ts',
   'test/envs/bash/bash-env.deterministic.test.ts',
   'test/envs/bash/bash-env.warm.test.ts',

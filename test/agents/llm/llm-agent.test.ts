@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { AgentTurn } from '../../../src/agents/agent.js';
-import { LlmAgent, type LlmAgentOptions } from '../../../src/agents/llm/llm-agent.js';
-import type { ChatMessage, ModelRequest } from '../../../src/agents/llm/model-client.js';
 import { EpisodeLimits } from '../../../src/agents/llm/strategies/episode-limits.js';
 import { NO_PLAN } from '../../../src/agents/llm/strategies/plan-solve-strategy.js';
 import { PrefixStore } from '../../../src/agents/llm/strategies/prefix-store.js';
@@ -12,31 +9,8 @@ import { envLanguageOf } from '../../../src/agents/llm/strategies/strategy-names
 import { NO_TOOL_CALL, ONE_CALL_PER_TURN } from '../../../src/agents/llm/strategies/tools-strategy.js';
 import { ModelError } from '../../../src/core/errors.js';
 import { it } from '../../support/fixtures.js';
-import { type Answer, drive, ListModelClient, task, USAGE } from './in-test-model-client.js';
-
-const fenced = (language: string, code: string) => `Here it is:\n\`\`\`${language}\n${code}\n\`\`\``;
-const PRICE_PER_INPUT_TOKEN = 1e-6;
-
-function agentOf(answers: readonly Answer[], options: Partial<LlmAgentOptions> = {}) {
-  const client = new ListModelClient(answers);
-  const billed: number[] = [];
-  const agent = new LlmAgent({
-    client,
-    env: 'bash',
-    strategy: 'try-again',
-    prices: { cost: (_model, usage) => usage.input * PRICE_PER_INPUT_TOKEN },
-    budget: { start: () => {}, add: (cost) => billed.push(cost ?? Number.NaN), finish: () => {} },
-    ...options,
-  });
-  return { agent, client, billed };
-}
-
-const rolesOf = (request: ModelRequest | undefined) => request?.messages.map((message) => message.role);
-const lastText = (request: ModelRequest | undefined): string => {
-  const last = request?.messages.at(-1) as ChatMessage | undefined;
-  return last && 'content' in last ? last.content : '';
-};
-const actionOf = (turn: AgentTurn | undefined) => turn?.action;
+import { drive, task, USAGE } from './in-test-model-client.js';
+import { actionOf, agentOf, fenced, lastText, PRICE_PER_INPUT_TOKEN, rolesOf } from './llm-agent-fixture.js';
 
 describe('try-again', () => {
   it('sends the prefix and the query, then the answer and the observation each turn; records each call', async () => {

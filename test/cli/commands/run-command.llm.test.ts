@@ -1,15 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import type { Task } from '../../../src/core/task.js';
 import { demoBashDataset } from '../../../src/datasets/demo/demo-bash.js';
 import { demoSqlDataset } from '../../../src/datasets/demo/demo-sql.js';
 import { type RecordedLlmRequest, ScriptedLlmServer, type ScriptStep } from '../../../src/testkit/index.js';
-import type { CliResult } from '../../support/cli-runner.js';
 import { it } from '../../support/fixtures.js';
-import { jsonLines } from '../../support/json-lines.js';
 import { bwrapMissing } from '../../support/missing-components.js';
 import { waitFor } from '../../support/wait-for.js';
+import { episodesOf, finished, goldScript, llmArgs, userText } from './llm-run-fixture.js';
 
 // `intercode run --agent llm` end to end: the compiled CLI in a child process, the real AI SDK
 // against a ScriptedLlmServer on 127.0.0.1 that answers each task from its gold, demo/sql on SQLite
@@ -21,66 +19,6 @@ const servers: ScriptedLlmServer[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
-
-interface LlmCall {
-  prefix?: string;
-  messages: { role: string; content: string }[];
-  output: string;
-  costUsd: number | null;
-  cached?: boolean;
-}
-interface Episode {
-  taskId: string;
-  turns: {
-    action: string;
-    observation: string;
-    reward: number;
-    admissible: boolean;
-    llm?: { calls: LlmCall[]; formatError?: string };
-  }[];
-  success: boolean;
-  usage?: { input: number; output: number };
-  error?: string;
-}
-
-const episodesOf = (dir: string) => jsonLines<Episode>(join(dir, 'episodes.jsonl'));
-const userText = (request: RecordedLlmRequest): string =>
-  JSON.stringify((request.body as { messages?: unknown }).messages ?? '');
-
-/** Answers a task's first request with a wrong answer, and later ones with its gold, fenced. */
-function goldScript(tasks: readonly Task[], language: string, wrong: string, delayMs = 0) {
-  return (request: RecordedLlmRequest): ScriptStep => {
-    const text = userText(request);
-    const task = [...tasks]
-      .reverse()
-      .find((candidate) => text.includes(JSON.stringify(candidate.query).slice(1, -1)));
-    if (task === undefined) return { status: 400, errorMessage: 'no task in the request' };
-    const answered = ((request.body as { messages: unknown[] }).messages ?? []).some(
-      (message) => (message as { role: string }).role === 'assistant',
-    );
-    const code = answered ? String(task.gold) : wrong;
-    return {
-      text: `Let me try.\n\`\`\`${language}\n${code}\n\`\`\``,
-      usage: { input: 200, output: 30 },
-      delayMs,
-    };
-  };
-}
-
-const llmArgs = (server: ScriptedLlmServer, out: string) => [
-  '--model',
-  'openai:gpt-4o',
-  '--base-url',
-  server.url,
-  '--api-key-env',
-  'TEST_LLM_KEY',
-  '--out',
-  out,
-];
-
-async function finished(started: { done: Promise<CliResult> }): Promise<CliResult> {
-  return started.done;
-}
 
 describe('intercode run --agent llm', () => {
   it('plays demo/sql with try-again: a wrong query, then the gold; per-turn model records and the summary', async ({
