@@ -58,10 +58,10 @@ export function goldScript(tasks: readonly Task[], language: string, wrong: stri
   };
 }
 
-/** The CLI options that point a run at `server`, writing into `out`. */
-export const llmArgs = (server: ScriptedLlmServer, out: string) => [
+/** The CLI options that point a run of `model` at `server`, writing into `out`. */
+export const llmArgs = (server: ScriptedLlmServer, out: string, model = 'openai:gpt-4o') => [
   '--model',
-  'openai:gpt-4o',
+  model,
   '--base-url',
   server.url,
   '--api-key-env',

@@ -230,20 +230,7 @@ describe('intercode run --agent llm', () => {
     const server = await ScriptedLlmServer.start(script, { apiKey: KEY, models: ['claude-test'] });
     servers.push(server);
     const out = join(tempDir('llm-retry'), 'run');
-    const args = [
-      'run',
-      'demo/sql',
-      '--tasks',
-      '0-1',
-      '--model',
-      'anthropic:claude-test',
-      '--base-url',
-      server.url,
-      '--api-key-env',
-      'TEST_LLM_KEY',
-      '--out',
-      out,
-    ];
+    const args = ['run', 'demo/sql', '--tasks', '0-1', ...llmArgs(server, out, 'anthropic:claude-test')];
     const first = await finished(cli.start(args, { env: { TEST_LLM_KEY: KEY } }));
     expect(first.status).toBe(0);
     expect(first.stderr).toMatch(/^intercode: model call retry 1 after 429/);

@@ -4,37 +4,21 @@
  * as the original does in the same state, survive the original's close, and say what they lack
  * (processes left running).
  */
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Env, StepResult } from '../../../src/core/env.js';
-import type { Dataset } from '../../../src/core/task.js';
-import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
-import { BashEnv, type BashEnvOptions } from '../../../src/envs/bash/bash-env.js';
-import { BwrapProvider } from '../../../src/sandbox/index.js';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
+import { useDemoBash } from './demo-bash-fixture.js';
 
-const provider = new BwrapProvider();
-const opened: Env[] = [];
 const noBwrap = await bwrapMissing();
-let dataset: Dataset;
-
-const at = (id: string) => {
-  const index = dataset.tasks.findIndex((task) => task.id === id);
-  if (index < 0) throw new Error(`no demo task ${id}`);
-  return index;
-};
-
-function bashEnv(options: Partial<BashEnvOptions> = {}): BashEnv {
-  const env = new BashEnv({ dataset, provider, ...options });
-  opened.push(env);
-  return env;
-}
+const demo = useDemoBash({ warmUp: !noBwrap });
+const { at, bashEnv, provider } = demo;
 
 async function forked(source: Env, count: number): Promise<Env[]> {
   const { envs, notCopied } = await source.fork!(count);
   expect(notCopied).toEqual([]);
   expect(envs).toHaveLength(count);
-  opened.push(...envs);
+  demo.track(...envs);
   return envs;
 }
 
@@ -44,16 +28,6 @@ async function out(env: Env, command: string): Promise<string> {
   expect(step.info.admissible, `${command}: ${step.observation.text}`).toBe(true);
   return step.observation.text;
 }
-
-it.beforeAll(async ({ cache: _cache }) => {
-  dataset = await resolveDataset('demo/bash');
-  if (!noBwrap) await bashEnv().reset({ index: 0 });
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(opened.map((env) => env.close()));
-  await provider.close();
-});
 
 describe('BashEnv.fork on bwrap', () => {
   it('gives copies whose files are their own: writes and deletes stay where they were made', async ({
@@ -209,7 +183,7 @@ describe('BashEnv.fork on bwrap', () => {
     await original.reset({ index: at('count-python-files') });
     await out(original, '(sleep 30 &) ; echo started');
     const { envs, notCopied } = await original.fork(1);
-    opened.push(...envs);
+    demo.track(...envs);
     expect(notCopied).toHaveLength(1);
     expect(notCopied[0]).toMatch(/^1 process left running by earlier commands/);
     expect(await out(envs[0]!, 'pgrep -c sleep || true')).toBe('0\n');

@@ -2,42 +2,13 @@
  * BashEnv in upstream compatibility mode on demo/bash, in real bwrap sandboxes (skipped where bwrap
  * cannot run): upstream's quoting, its emulated `cd`, its timeout message, and the gold's score.
  */
-import { afterAll, describe, expect } from 'vitest';
-import type { Env } from '../../../src/core/env.js';
-import type { Dataset } from '../../../src/core/task.js';
-import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
-import { BashEnv, type BashEnvOptions } from '../../../src/envs/bash/bash-env.js';
-import { BwrapProvider } from '../../../src/sandbox/index.js';
+import { describe, expect } from 'vitest';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
+import { useDemoBash } from './demo-bash-fixture.js';
 
-const provider = new BwrapProvider();
-const envs: Env[] = [];
 const noBwrap = await bwrapMissing();
-let dataset: Dataset;
-
-const at = (id: string) => {
-  const index = dataset.tasks.findIndex((task) => task.id === id);
-  if (index < 0) throw new Error(`no demo task ${id}`);
-  return index;
-};
-const gold = (id: string) => dataset.tasks[at(id)]!.gold as string;
-
-function bashEnv(options: Partial<BashEnvOptions> = {}): BashEnv {
-  const env = new BashEnv({ dataset, provider, ...options });
-  envs.push(env);
-  return env;
-}
-
-// The file's own cache (INTERCODE_CACHE_DIR): the demo file system is built once, here.
-it.beforeAll(async ({ cache: _cache }) => {
-  dataset = await resolveDataset('demo/bash');
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(envs.map((env) => env.close()));
-  await provider.close();
-});
+const { at, gold, bashEnv } = useDemoBash();
 
 describe('BashEnv upstream compatibility mode', () => {
   it('reproduces upstream\'s quoting: `echo "a  b"` prints a, an unbalanced quote is a malformed command', async ({

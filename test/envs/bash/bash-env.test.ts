@@ -1,51 +1,19 @@
-import { afterAll, describe, expect } from 'vitest';
-import type { Env } from '../../../src/core/env.js';
+import { describe, expect } from 'vitest';
 import type { Dataset } from '../../../src/core/task.js';
 import { TimeLimit } from '../../../src/core/time-limit.js';
-import { resolveDataset } from '../../../src/datasets/resolve-dataset.js';
-import { BashEnv, type BashEnvOptions } from '../../../src/envs/bash/bash-env.js';
+import { BashEnv } from '../../../src/envs/bash/bash-env.js';
 import type { GitChange } from '../../../src/envs/bash/git-status-changes.js';
-import { BwrapProvider } from '../../../src/sandbox/index.js';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
+import { useDemoBash } from './demo-bash-fixture.js';
 
 // BashEnv on demo/bash in real bwrap sandboxes (skipped where bwrap cannot run). One cache dir for
-// the file: the demo file system is built once.
-const provider = new BwrapProvider();
-const envs: Env[] = [];
+// the file: the demo file system is built once, before the timed tests.
 const noBwrap = await bwrapMissing();
-let dataset: Dataset;
-
-/** Index of a demo task by id. */
-const at = (id: string) => {
-  const index = dataset.tasks.findIndex((task) => task.id === id);
-  if (index < 0) throw new Error(`no demo task ${id}`);
-  return index;
-};
-const gold = (id: string) => dataset.tasks[at(id)]!.gold as string;
-
-function bashEnv(options: Partial<BashEnvOptions> = {}): BashEnv {
-  const env = new BashEnv({ dataset, provider, ...options });
-  envs.push(env);
-  return env;
-}
+const demo = useDemoBash({ warmUp: !noBwrap });
+const { provider, at, gold, bashEnv } = demo;
 
 const FULL = { file_diff: 0.33, file_changes: 0.33, answer_similarity: 0.33 };
-
-// The file's own cache (INTERCODE_CACHE_DIR) for everything below.
-it.beforeAll(async ({ cache: _cache }) => {
-  dataset = await resolveDataset('demo/bash');
-  if (!noBwrap) {
-    // Builds (and caches) the demo layer once, before the timed tests.
-    const env = bashEnv();
-    await env.reset({ index: 0 });
-  }
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(envs.map((env) => env.close()));
-  await provider.close();
-});
 
 describe('BashEnv rewards (demo/bash)', () => {
   it('scores the gold action of a read-only task 1.0 with all three parts, and submit returns that score', async ({
@@ -54,7 +22,7 @@ describe('BashEnv rewards (demo/bash)', () => {
     needs(noBwrap);
     const env = bashEnv();
     const { observation, info } = await env.reset({ index: at('count-python-files') });
-    expect(observation.text).toBe(dataset.tasks[at('count-python-files')]!.query);
+    expect(observation.text).toBe(demo.dataset.tasks[at('count-python-files')]!.query);
     expect(info).toMatchObject({ taskId: 'count-python-files', index: 0, group: 'search' });
     const step = await env.step(gold('count-python-files'));
     expect(step).toMatchObject({
@@ -88,13 +56,13 @@ describe('BashEnv rewards (demo/bash)', () => {
 
   it('compares file systems once background jobs are done (a gold ending in `&`)', async ({ needs }) => {
     needs(noBwrap);
-    const task = dataset.tasks[at('write-summary')]!;
+    const task = demo.dataset.tasks[at('write-summary')]!;
     const late: Dataset = {
-      ...dataset,
+      ...demo.dataset,
       tasks: [{ ...task, index: 0, gold: '(sleep 0.3; echo late > /demo/late.txt) &' }],
     };
     const env = new BashEnv({ dataset: late, provider });
-    envs.push(env);
+    demo.track(env);
     await env.reset({ index: 0 });
     await env.step('echo late > /demo/late.txt');
     const score = await env.score();
