@@ -21,10 +21,10 @@ import type {
   RewardContext,
 } from './define-environment.js';
 import type { EnvOpenOptions, SandboxEnvConfig } from './env-definition.js';
-import { warmPoolEnabled } from './sandbox-env-options.js';
+import { ownSpareWanted } from './sandbox-env-options.js';
 import { copyTaskFiles } from './task-files.js';
 import { pickTask } from './task-picker.js';
-import { type SpareKind, WarmSpare } from './warm-spare.js';
+import { readyAheadStats, type SpareKind, WarmSpare } from './warm-spare.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -73,7 +73,7 @@ export class DefinedEnv implements Env {
   constructor(spec: EnvironmentSpec, options: EnvOpenOptions<SandboxEnvConfig>) {
     this.#spec = spec;
     this.#options = options;
-    this.#spare = warmPoolEnabled(options.config) ? new WarmSpare(1, SANDBOX_SPARE) : undefined;
+    this.#spare = ownSpareWanted(options.config) ? new WarmSpare(1, SANDBOX_SPARE) : undefined;
   }
 
   get #timeoutMs(): number {
@@ -128,7 +128,10 @@ export class DefinedEnv implements Env {
 
   /** The sandbox held ready for the next episode (none without the warm pool). */
   async warmPool(): Promise<WarmPoolStats> {
-    return (await this.#spare?.stats()) ?? { idle: 0, memoryBytes: 0, limit: 0 };
+    if (this.#spare) return this.#spare.stats();
+    const { config } = this.#options;
+    if (!this.#sandbox || !config.provider.resetsAhead) return { idle: 0, memoryBytes: 0, limit: 0 };
+    return readyAheadStats([this.#sandbox]);
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {

@@ -36,3 +36,12 @@ export interface SandboxEnvOptions {
 export function warmPoolEnabled(options: Pick<SandboxEnvOptions, 'warm'>): boolean {
   return options.warm !== false && process.env.INTERCODE_WARM_POOL !== 'off';
 }
+
+/**
+ * Whether an env keeps spare sandboxes of its own: the warm pool is on and the provider's sandboxes
+ * do not make their next state ready themselves (`SandboxProvider.resetsAhead`: docker's spare
+ * containers), which a spare of the env's would only double.
+ */
+export function ownSpareWanted(options: Pick<SandboxEnvOptions, 'warm' | 'provider'>): boolean {
+  return warmPoolEnabled(options) && options.provider.resetsAhead !== true;
+}

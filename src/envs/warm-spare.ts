@@ -1,6 +1,17 @@
 import type { WarmPoolStats } from '../core/env.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 
+/**
+ * The warm pool of an env whose sandboxes reset ahead themselves (`SandboxProvider.resetsAhead`):
+ * what each holds ready for its next reset (`Sandbox.readyAhead`).
+ */
+export async function readyAheadStats(sandboxes: readonly Sandbox[]): Promise<WarmPoolStats> {
+  const ready = await Promise.all(sandboxes.map((sandbox) => sandbox.readyAhead?.().catch(() => undefined)));
+  const held = ready.filter((stats) => stats !== undefined);
+  const memoryBytes = held.reduce((sum, stats) => sum + stats.memoryBytes, 0);
+  return { idle: held.length, memoryBytes, limit: sandboxes.length };
+}
+
 /** How a warm spare handles its items: a sandbox, or the Bash env's pair of them. */
 export interface SpareKind<T> {
   /** The sandboxes one item holds (what `stats` measures). */

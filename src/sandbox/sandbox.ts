@@ -168,6 +168,11 @@ export interface Sandbox {
   fork?(count: number): Promise<Sandbox[]>;
   /** Memory and process figures, for benchmarks and diagnostics. */
   stats(): Promise<SandboxStats>;
+  /**
+   * Optional, where the provider `resetsAhead`: the figures of what the next reset switches to (a
+   * spare container), once it is ready; undefined while none is.
+   */
+  readyAhead?(): Promise<SandboxStats | undefined>;
   close(): Promise<void>;
 }
 
@@ -210,6 +215,12 @@ export interface SandboxProvider {
    * has none (the clock then runs as the host's) or when the backend cannot tell (a foreign image).
    */
   clockLibrary?(image: string): string | null;
+  /**
+   * Its sandboxes make their next pristine state ready while in use, so that a reset only switches
+   * to it (docker: a spare container per sandbox, `Sandbox.readyAhead`). An env's own warm pool of
+   * such sandboxes would only double them: the envs keep none.
+   */
+  readonly resetsAhead?: boolean;
   /** Closes every sandbox of this provider and its helpers. */
   close(): Promise<void>;
 }

@@ -40,6 +40,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/bash/bash-env.warm.test.ts',
   'test/envs/bash/bash-env.upstream-gold.test.ts',
   'test/envs/bash/bash-env.hostile.test.ts',
+  'test/envs/bash/bash-env.docker.test.ts',
   'test/envs/bash/git-status-changes.test.ts',
   'test/envs/ctf/ctf-env.test.ts',
   'test/envs/defined-env.test.ts',

@@ -18,9 +18,9 @@ import type { SandboxSpec } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
-import { type SandboxEnvOptions, warmPoolEnabled } from '../sandbox-env-options.js';
+import { ownSpareWanted, type SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
-import { WarmSpare } from '../warm-spare.js';
+import { readyAheadStats, WarmSpare } from '../warm-spare.js';
 import {
   type BashBoxes as Boxes,
   bashSpareKind,
@@ -80,7 +80,7 @@ export class BashEnv implements Env {
 
   constructor(options: BashEnvOptions) {
     this.#options = options;
-    this.#spare = warmPoolEnabled(options) ? new WarmSpare(2, bashSpareKind) : undefined;
+    this.#spare = ownSpareWanted(options) ? new WarmSpare(2, bashSpareKind) : undefined;
     const gitignore = options.dataset.assets.gitignore;
     this.#ignored = gitignore
       ? parseTopLevelIgnore(readFileSync(gitignore, 'utf8'))
@@ -381,7 +381,10 @@ export class BashEnv implements Env {
 
   /** The pair held ready for the next episode (none without the warm pool). */
   async warmPool(): Promise<WarmPoolStats> {
-    return (await this.#spare?.stats()) ?? { idle: 0, memoryBytes: 0, limit: 0 };
+    if (this.#spare) return this.#spare.stats();
+    const boxes = this.#boxes;
+    if (!boxes || !this.#options.provider.resetsAhead) return { idle: 0, memoryBytes: 0, limit: 0 };
+    return readyAheadStats(boxes.evaluator ? [boxes.agent, boxes.evaluator] : [boxes.agent]);
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,8 @@ import type { DockerProvider } from './docker-provider.js';
 export class DockerBackend implements SandboxProvider {
   readonly id = 'docker';
   readonly defaultImage = DOCKER_DEFAULT_IMAGE;
+  /** Each sandbox keeps a spare container for its next reset. */
+  readonly resetsAhead = true;
   #provider: Promise<DockerProvider> | undefined;
 
   #load(): Promise<DockerProvider> {

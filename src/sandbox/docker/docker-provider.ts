@@ -28,6 +28,8 @@ import { dockerFailure } from './supervised-exec.js';
 export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> {
   readonly id = 'docker';
   readonly defaultImage = DOCKER_DEFAULT_IMAGE;
+  /** Each sandbox keeps a spare container for its next reset. */
+  readonly resetsAhead = true;
   readonly #docker: Docker;
   readonly #owner = currentOwner();
   /** Never-started containers per image: what diff() compares against. */

@@ -56,6 +56,8 @@ export class DockerSandbox extends BaseSandbox {
   readonly #execs = new Set<SupervisedExec>();
   /** A started, untouched container that the next reset() switches to (prepared after a reset). */
   #spare: Promise<Spare> | undefined;
+  /** The spare once started (what `readyAhead` measures). */
+  #spareReady: Spare | undefined;
   /** The shell started ahead of time in the current container, for the main session to adopt. */
   #shellAhead: SupervisedExec | undefined;
   /** Containers being removed in the background. */
@@ -218,7 +220,12 @@ export class DockerSandbox extends BaseSandbox {
       }).catch(() => undefined);
       return { box, shell };
     })();
-    spare.catch(() => {});
+    spare.then(
+      (ready) => {
+        if (this.#spare === spare) this.#spareReady = ready;
+      },
+      () => {},
+    );
     this.#spare = spare;
   }
 
@@ -247,6 +254,7 @@ export class DockerSandbox extends BaseSandbox {
     if (this.closed) throw this.closedError();
     const spare = this.#spare;
     this.#spare = undefined;
+    this.#spareReady = undefined;
     const ready = spare ? await spare.catch(() => undefined) : undefined;
     this.#shellAhead = ready?.shell;
     this.#box = ready?.box ?? (await startContainer(this.#config.docker, containerSpec(this.#config)));
@@ -298,7 +306,16 @@ export class DockerSandbox extends BaseSandbox {
   }
 
   async stats(): Promise<SandboxStats> {
-    const container = this.#container();
+    return this.#statsOf(this.#container());
+  }
+
+  /** The spare container the next reset switches to, once started (see `SandboxProvider.resetsAhead`). */
+  async readyAhead(): Promise<SandboxStats | undefined> {
+    const ready = this.#spareReady;
+    return ready && this.#statsOf(ready.box.container);
+  }
+
+  async #statsOf(container: Docker.Container): Promise<SandboxStats> {
     try {
       const [stats, info] = await Promise.all([
         container.stats({ stream: false, 'one-shot': true } as { stream: false }),
@@ -323,6 +340,7 @@ export class DockerSandbox extends BaseSandbox {
   protected async release(sessions: readonly PersistentShell[]): Promise<void> {
     const spare = this.#spare;
     this.#spare = undefined;
+    this.#spareReady = undefined;
     await Promise.all([
       this.#killAll(sessions),
       spare?.then((ready) => this.#discard(ready.box, true)).catch(() => {}),
