@@ -118,13 +118,21 @@ export class SqlEnv implements Env {
     const task = pickTask(this.#options.dataset.tasks, options);
     const database = databaseOf(task);
     const session = await this.#session(this.#agentSessions, database);
+    let resetting: Promise<void> | undefined;
     if (this.#dirty.has(database)) {
-      await session.reset();
-      this.#dirty.delete(database);
+      // After reads only, a server engine's reset concerns the session's connection alone: the gold,
+      // on the copy's reference connection, runs meanwhile.
+      const overlap = session.referenceDuringReset?.() === true;
+      resetting = session.reset();
+      if (!overlap) await resetting;
     }
     const gold = this.#goldResult(task, session);
     // Settled or awaited later; a failure surfaces where it is awaited (the score).
     gold.catch(() => undefined);
+    if (resetting) {
+      await resetting;
+      this.#dirty.delete(database);
+    }
     // An ordered session runs the gold before any query made after it: the agent's first query can
     // leave with it (one message to SQLite's session process), so the reset does not wait for it.
     if (!session.ordered) await gold;

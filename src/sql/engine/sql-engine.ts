@@ -168,6 +168,13 @@ export interface SqlSession {
    */
   referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome>;
   /**
+   * Optional: `true` when a `referenceQuery` may run while `reset` does, because nothing the session
+   * ran since its last reset is visible to other connections (the server engines after statements
+   * that only read: the reset then only concerns the session's own connection). The environment
+   * then runs an episode's gold while the session's connection is being reset.
+   */
+  referenceDuringReset?(): boolean;
+  /**
    * Back to the pristine database, whatever was run: DDL, DML, open transactions, session settings
    * (SQLite: a few milliseconds at most).
    */

@@ -191,6 +191,14 @@ export class PostgresSession extends ServerSession<
     else await this.begin();
   }
 
+  /**
+   * Only cursor statements (reads) since the reset: the episode's transaction holds no write, and
+   * the reset neither measures nor makes the copy anew.
+   */
+  protected copyUnchanged(): boolean {
+    return !this.#wrote && !this.#recreate;
+  }
+
   protected override async renewCopy(): Promise<void> {
     if (!this.#recreate) return;
     this.#recreate = false;
