@@ -8,6 +8,7 @@ import { PostgresEngine } from '../../../../src/sql/engine/postgres/postgres-eng
 import type { QueryOutcome, SqlSession } from '../../../../src/sql/engine/sql-engine.js';
 import { postgresBinaries } from '../../../../src/sql/server/server-binaries.js';
 import { it } from '../../../support/fixtures.js';
+import { describeMissing } from '../../../support/skip-if-missing.js';
 
 const DUMP = parseMysqlDump(`CREATE DATABASE \`tiny\`;
 USE \`tiny\`;
@@ -18,12 +19,13 @@ INSERT INTO \`t\` VALUES (1,'a'),(2,'b');
 const LIMITS = { timeoutMs: 10_000, maxRows: 100 };
 const SEQUENCE = "pg_get_serial_sequence('t', 'id')";
 
-function available(): boolean {
+/** Why PostgreSQL cannot run here (its binaries are missing), or undefined. */
+function missing(): string | undefined {
   try {
     postgresBinaries();
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    return `PostgreSQL is not installed: ${(error as Error).message}`;
   }
 }
 
@@ -37,28 +39,32 @@ afterAll(async () => {
   await engine?.close();
 });
 
-describe.skipIf(!available())('PostgreSQL reset after an episode that only read', () => {
-  it('leaves no sequence position, setting or counter of the reads behind', async () => {
-    engine = await PostgresEngine.start();
-    await engine.prepare(DUMP);
-    const session: SqlSession = await engine.open('tiny');
-    const fresh = value(await session.query("SELECT current_setting('application_name')", LIMITS));
-    // Reads only (each runs as a cursor), but with functions that change session state.
-    expect(Number(value(await session.query(`SELECT nextval(${SEQUENCE})`, LIMITS)))).toBe(3);
-    expect(value(await session.query("SELECT set_config('application_name', 'agent', false)", LIMITS))).toBe(
-      'agent',
-    );
-    expect(session.referenceDuringReset?.()).toBe(true);
-    await session.reset();
-    const currval = await session.query(`SELECT currval(${SEQUENCE})`, LIMITS);
-    expect(currval).toMatchObject({ kind: 'error', code: '55000' });
-    expect(value(await session.query("SELECT current_setting('application_name')", LIMITS))).toBe(fresh);
-    // The sequence itself is back: the next row gets the pristine next id.
-    const insert = await session.query("INSERT INTO t (name) VALUES ('c') RETURNING id", LIMITS);
-    expect(Number(value(insert))).toBe(3);
-    expect(session.referenceDuringReset?.()).toBe(false);
-    await session.reset();
-    expect(Number(value(await session.query('SELECT count(*) FROM t', LIMITS)))).toBe(2);
-    await session.close();
+const TITLE = 'PostgreSQL reset after an episode that only read';
+const absent = missing();
+if (absent) describeMissing(TITLE, absent);
+else
+  describe(TITLE, () => {
+    it('leaves no sequence position, setting or counter of the reads behind', async () => {
+      engine = await PostgresEngine.start();
+      await engine.prepare(DUMP);
+      const session: SqlSession = await engine.open('tiny');
+      const fresh = value(await session.query("SELECT current_setting('application_name')", LIMITS));
+      // Reads only (each runs as a cursor), but with functions that change session state.
+      expect(Number(value(await session.query(`SELECT nextval(${SEQUENCE})`, LIMITS)))).toBe(3);
+      expect(
+        value(await session.query("SELECT set_config('application_name', 'agent', false)", LIMITS)),
+      ).toBe('agent');
+      expect(session.referenceDuringReset?.()).toBe(true);
+      await session.reset();
+      const currval = await session.query(`SELECT currval(${SEQUENCE})`, LIMITS);
+      expect(currval).toMatchObject({ kind: 'error', code: '55000' });
+      expect(value(await session.query("SELECT current_setting('application_name')", LIMITS))).toBe(fresh);
+      // The sequence itself is back: the next row gets the pristine next id.
+      const insert = await session.query("INSERT INTO t (name) VALUES ('c') RETURNING id", LIMITS);
+      expect(Number(value(insert))).toBe(3);
+      expect(session.referenceDuringReset?.()).toBe(false);
+      await session.reset();
+      expect(Number(value(await session.query('SELECT count(*) FROM t', LIMITS)))).toBe(2);
+      await session.close();
+    });
   });
-});
