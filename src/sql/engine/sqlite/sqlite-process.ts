@@ -76,10 +76,10 @@ export interface SentRequest {
 const ignore = (): void => {};
 
 /**
- * One SQLite session process: requests go out in order, replies come back in order. Requests made
- * in the same turn of the event loop leave as one message (the gold and the agent's query of an
- * episode: one write and one wake-up of the process instead of two). `kill()` ends it at once
- * (SIGKILL), whatever it is doing; it is also killed when this process exits.
+ * One SQLite session process: requests go out in order, replies come back in order. A request may
+ * wait for the next one to leave with it (the gold and the agent's query of an episode: one write and
+ * one wake-up of the process instead of two). `kill()` ends it at once (SIGKILL), whatever it is
+ * doing; it is also killed when this process exits.
  */
 export class SqliteProcess {
   private readonly pending = new Map<
@@ -87,7 +87,7 @@ export class SqliteProcess {
     { resolve: (reply: SqliteChildReply) => void; reject: (error: Error) => void }
   >();
   private nextId = 1;
-  /** Requests made in this turn of the event loop, sent together at its end. */
+  /** Requests not sent yet (one that waits for the next, see `send`). */
   private outbox: (SqliteChildRequest & { id: number })[] = [];
   /** Settles when the last request sent has its reply. */
   private tail: Promise<void> = Promise.resolve();
@@ -152,8 +152,12 @@ export class SqliteProcess {
     return this.send(request).reply;
   }
 
-  /** Sends a request (see {@link SentRequest}); its reply rejects as `request`'s does. */
-  send(request: SqliteChildRequest): SentRequest {
+  /**
+   * Sends a request (see {@link SentRequest}); its reply rejects as `request`'s does. A request that
+   * `waits` stays until the next request is made (both then leave as one message) or the end of
+   * this turn of the event loop; any other leaves at once, with whatever waited.
+   */
+  send(request: SqliteChildRequest, waits = false): SentRequest {
     const turn = this.tail;
     if (this.exited) {
       const reply = Promise.reject(new SqliteProcessExit('the SQLite session process has ended', true));
@@ -162,8 +166,9 @@ export class SqliteProcess {
     const id = this.nextId++;
     const reply = this.waitFor(id);
     this.tail = reply.then(ignore, ignore);
-    if (this.outbox.length === 0) setImmediate(() => this.flush());
     this.outbox.push({ ...request, id });
+    if (!waits) this.flush();
+    else if (this.outbox.length === 1) setImmediate(() => this.flush());
     return { reply, turn };
   }
 

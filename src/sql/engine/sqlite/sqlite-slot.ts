@@ -77,6 +77,9 @@ export class SqliteSlot {
     deadline: number,
     reference: boolean,
   ): Promise<SlotReply> {
+    // The time left when the call is made; it runs from the request's turn in the process, so
+    // waiting for a new process (after another statement's time-out) or for the gold is not counted.
+    const limitMs = deadline - performance.now();
     const before = this.sendOrder;
     let sent = (): void => {};
     this.sendOrder = new Promise((resolve) => {
@@ -97,7 +100,8 @@ export class SqliteSlot {
           ...(reference ? { reference } : {}),
           ...(reset ? { reset } : {}),
         } as const;
-        const pending = replyWithin(process.send(request), deadline - performance.now());
+        // A reference statement (the episode's gold) waits for the agent's query to leave with it.
+        const pending = replyWithin(process.send(request, reference), limitMs);
         sent();
         const result = await pending;
         if (this.closed) throw this.closedError();
