@@ -81,6 +81,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sql/engine/postgres/postgres-engine.test.ts',
   'test/sql/engine/postgres/postgres-introspection.test.ts',
   'test/sql/engine/postgres/postgres-privileges.test.ts',
+  'test/sql/engine/postgres/postgres-reset.test.ts',
   // The Python client against a real intercode serve.
   'test/clients/python-client.test.ts',
   // `intercode serve` started from the CLI: the protocol conformance and hostile-traffic suites.

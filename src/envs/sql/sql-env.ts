@@ -64,7 +64,8 @@ export class SqlEnv implements Env {
   readonly #options: SqlEnvOptions;
   readonly #agentSessions = new Map<string, SqlSession>();
   readonly #dirty = new Set<string>();
-  #gold: GoldResult | undefined;
+  /** The episode's gold result; pending while an `ordered` session runs it (see `reset`). */
+  #gold: Promise<GoldResult> | undefined;
   #task: Task | undefined;
   #last: QueryOutcome | undefined;
   #closed = false;
@@ -117,11 +118,25 @@ export class SqlEnv implements Env {
     const task = pickTask(this.#options.dataset.tasks, options);
     const database = databaseOf(task);
     const session = await this.#session(this.#agentSessions, database);
+    let resetting: Promise<void> | undefined;
     if (this.#dirty.has(database)) {
-      await session.reset();
+      // After reads only, a server engine's reset concerns the session's connection alone: the gold,
+      // on the copy's reference connection, runs meanwhile.
+      const overlap = session.referenceDuringReset?.() === true;
+      resetting = session.reset();
+      if (!overlap) await resetting;
+    }
+    const gold = this.#goldResult(task, session);
+    // Settled or awaited later; a failure surfaces where it is awaited (the score).
+    gold.catch(() => undefined);
+    if (resetting) {
+      await resetting;
       this.#dirty.delete(database);
     }
-    this.#gold = await this.#goldResult(task, session);
+    // An ordered session runs the gold before any query made after it: the agent's first query can
+    // leave with it (one message to SQLite's session process), so the reset does not wait for it.
+    if (!session.ordered) await gold;
+    this.#gold = gold;
     this.#task = task;
     this.#last = undefined;
     const hint = schemaHint(task);
@@ -203,7 +218,7 @@ export class SqlEnv implements Env {
 
   async score(): Promise<Score> {
     this.#require();
-    const gold = this.#gold!;
+    const gold = await this.#gold!;
     const last = this.#last;
     const agentRows = last?.kind === 'rows' ? pyRowStrs(toPythonRows(this.#options.engine.id, last)) : null;
     const reward = sqlReward(agentRows, gold.rows);
@@ -225,6 +240,7 @@ export class SqlEnv implements Env {
   async fork(count: number): Promise<ForkResult> {
     const task = this.#require();
     checkForkCount(count, 256);
+    await this.#gold;
     const database = databaseOf(task);
     const session = await this.#session(this.#agentSessions, database);
     if (!session.fork) {

@@ -128,6 +128,12 @@ export abstract class ServerSession<
    */
   protected abstract openReference(): Promise<SqlSession>;
 
+  /**
+   * Nothing the session ran since its reset can have changed the copy for other connections (see
+   * `SqlSession.referenceDuringReset`).
+   */
+  protected abstract copyUnchanged(): boolean;
+
   /** Before a new connection replaces a lost one: makes the copy pristine if the engine must. */
   protected async renewCopy(): Promise<void> {}
   /** After a new connection replaced a lost one, on a pristine copy. */
@@ -159,6 +165,11 @@ export abstract class ServerSession<
       throw await this.infrastructure(error);
     }
     return reference.query(sql, options);
+  }
+
+  /** A live connection (no new one, so no rebuild of the copy, at the reset) that changed nothing others see. */
+  referenceDuringReset(): boolean {
+    return this.#connection !== undefined && this.#lost === undefined && this.copyUnchanged();
   }
 
   async reset(): Promise<void> {

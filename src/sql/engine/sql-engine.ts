@@ -141,11 +141,18 @@ export const QUERY_ERROR = {
 
 /**
  * A connection to one database of an engine, used by one episode at a time. Calls must not overlap
- * (await each before the next); the environment serialises agent and gold queries anyway.
+ * (await each before the next) unless the session is `ordered`.
  */
 export interface SqlSession {
   /** The database this session is on. */
   readonly database: string;
+  /**
+   * Optional, `true` when calls may overlap: each runs after every call made before it has ended,
+   * in the order they were made, and its time limit counts from when it starts (SQLite: a session
+   * process answers its requests in order). The environment then sends an episode's gold and the
+   * agent's first query without waiting between them.
+   */
+  readonly ordered?: boolean;
   /**
    * Runs exactly one statement. Never throws for a query's own failure: see {@link QueryOutcome}.
    * Several statements in one call are refused (`MULTIPLE_STATEMENTS`) before anything runs.
@@ -160,6 +167,13 @@ export interface SqlSession {
    * agent's session being able to observe it. A statement that writes fails.
    */
   referenceQuery(sql: string, options: QueryOptions): Promise<QueryOutcome>;
+  /**
+   * Optional: `true` when a `referenceQuery` may run while `reset` does, because nothing the session
+   * ran since its last reset is visible to other connections (the server engines after statements
+   * that only read: the reset then only concerns the session's own connection). The environment
+   * then runs an episode's gold while the session's connection is being reset.
+   */
+  referenceDuringReset?(): boolean;
   /**
    * Back to the pristine database, whatever was run: DDL, DML, open transactions, session settings
    * (SQLite: a few milliseconds at most).

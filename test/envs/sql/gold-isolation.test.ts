@@ -156,6 +156,28 @@ for (const c of CASES) {
         expect(Number(step.observation.rows?.[0]?.[0])).toBe(0);
       });
 
+    // After reads only, a server engine runs the next gold while the session's connection is reset.
+    it('every episode of an environment starts pristine, its gold too, after reads and after writes', async () => {
+      const env = new SqlEnv({ dataset: DATASET, engine });
+      envs.push(env);
+      const goldScore = async (index: number): Promise<number> => {
+        await env.step(DATASET.tasks[index]?.gold as string);
+        return (await env.score()).value;
+      };
+      await env.reset({ index: FIVE });
+      expect(await goldScore(FIVE)).toBe(1);
+      if (c.name === 'mysql') expect((await env.step('SELECT @seen := 7')).info.admissible).toBe(true);
+      await env.reset({ index: THREE });
+      if (c.name === 'mysql') expect((await env.step('SELECT @seen')).observation.rows).toEqual([[null]]);
+      // A change the other connections see at once on MariaDB (TRUNCATE commits).
+      const wipe = c.name === 'sqlite' ? 'DELETE FROM item' : 'TRUNCATE TABLE item';
+      expect((await env.step(wipe)).info.admissible).toBe(true);
+      await env.reset({ index: THREE });
+      expect(await goldScore(THREE)).toBe(1);
+      const count = await env.step('SELECT count(*) FROM item');
+      expect(Number(count.observation.rows?.[0]?.[0])).toBe(5);
+    });
+
     it('a gold that writes leaves the database pristine and is flagged corrupt', async () => {
       const env = new SqlEnv({ dataset: DATASET, engine });
       envs.push(env);

@@ -160,6 +160,23 @@ describe('SqlEnv episodes start pristine', () => {
     expect((await sql.score()).value).toBe(1);
   });
 
+  it('runs the gold on the pristine copy even when the agent writes right after the reset', async () => {
+    const sql = env();
+    await sql.reset({ index: ORDERED });
+    await sql.step("UPDATE Cartoon SET Title = 'x'");
+    // The next episode's gold may still be on its way when the agent's first statement leaves.
+    await sql.reset({ index: ORDERED });
+    expect((await sql.step('DELETE FROM Cartoon')).observation.text).toMatch(/12 rows affected/);
+    const score = await sql.score();
+    expect(score.value).toBe(0);
+    expect(score.goldCorrupt).toBeUndefined();
+    await sql.step(gold(ORDERED));
+    expect((await sql.score()).value).toBe(0);
+    await sql.reset({ index: ORDERED });
+    await sql.step(gold(ORDERED));
+    expect((await sql.score()).value).toBe(1);
+  });
+
   it('restores a dropped table at reset', async () => {
     const sql = env();
     await sql.reset({ index: ORDERED });

@@ -126,6 +126,11 @@ export class MysqlSession extends ServerSession<
     );
   }
 
+  /** Only reads since the reset: no rebuild, no AUTO_INCREMENT to set back (the reset is the connection's own). */
+  protected copyUnchanged(): boolean {
+    return !this.#rebuild && !this.#pendingWrites;
+  }
+
   protected override renewCopy(): Promise<void> {
     return this.host.rebuild(this.slot);
   }

@@ -64,6 +64,17 @@ export interface PostgresSessionHost extends ServerSessionHost<PostgresSlot> {
  */
 const REFERENCE_STATEMENT_END = `ROLLBACK; BEGIN; SAVEPOINT ${PostgresStatementRunner.savepoint}`;
 
+/**
+ * The reset after statements that all ran as cursors (reads), in one round trip: the rollback
+ * undoes what a query's functions changed in the transaction (settings by `set_config`, large
+ * objects, notifications); the session state a read can leave outside it is the sequences' `currval`
+ * (`nextval` in a query), dropped here, the sequences themselves being set back by the `BEGIN` that
+ * follows. What else `DISCARD ALL` clears (prepared statements, cursors held past a commit, temporary
+ * tables, `LISTEN`, session settings) only statements that are no cursor make, and those take the
+ * full reset. Session advisory locks are revoked from every session role.
+ */
+const READ_ONLY_RESET = 'ROLLBACK; DISCARD SEQUENCES; ';
+
 /** Rewrites of one query for double-quoted strings (one per distinct unresolved name). */
 const MAX_REWRITES = 64;
 
@@ -79,7 +90,8 @@ function oneLine(text: string): string {
  * alone (`ROLLBACK TO SAVEPOINT`) and the episode goes on, as in autocommit mode; the
  * agent's own transaction control is refused. A reset is `ROLLBACK`, `DISCARD ALL` (prepared
  * statements, advisory locks, settings), `BEGIN`, and sequences set back (`setval`: sequences are
- * not transactional): three round trips, well under a millisecond, whatever ran.
+ * not transactional): three round trips, well under a millisecond; one round trip when every
+ * statement since the last reset only read (`READ_ONLY_RESET`).
  *
  * Statements run as `PostgresStatementRunner` says (a cursor where one can run them, so that a
  * 10-million-row result costs a count, not a transfer). The time limit cancels the backend's
@@ -178,6 +190,10 @@ export class PostgresSession extends ServerSession<
    * its bound or filled the store is made anew from its template (tens of milliseconds).
    */
   protected async renew(): Promise<void> {
+    if (!this.#wrote && !this.#recreate) {
+      await this.begin(READ_ONLY_RESET);
+      return;
+    }
     await this.simple('ROLLBACK');
     await this.simple('DISCARD ALL');
     if (this.#wrote && !this.#recreate) {
@@ -189,6 +205,14 @@ export class PostgresSession extends ServerSession<
     this.#wrote = false;
     if (this.#recreate) await this.recover();
     else await this.begin();
+  }
+
+  /**
+   * Only cursor statements (reads) since the reset: the episode's transaction holds no write, and
+   * the reset neither measures nor makes the copy anew.
+   */
+  protected copyUnchanged(): boolean {
+    return !this.#wrote && !this.#recreate;
   }
 
   protected override async renewCopy(): Promise<void> {
@@ -277,10 +301,13 @@ export class PostgresSession extends ServerSession<
     }
   }
 
-  /** Opens the episode's transaction and sets the sequences back to the template's values. */
-  private async begin(): Promise<void> {
+  /**
+   * Opens the episode's transaction and sets the sequences back to the template's values, after
+   * `before` (statements in the same round trip).
+   */
+  private async begin(before = ''): Promise<void> {
     const sequences = this.slot.sequenceReset ? `${this.slot.sequenceReset}; ` : '';
-    await this.simple(`BEGIN; ${sequences}SAVEPOINT ${PostgresStatementRunner.savepoint}`);
+    await this.simple(`${before}BEGIN; ${sequences}SAVEPOINT ${PostgresStatementRunner.savepoint}`);
   }
 
   /** Runs one of the session's own statements (simple protocol, several allowed). */

@@ -182,7 +182,7 @@ function handle(message) {
   }
 }
 
-process.on('message', (message) => {
+function answer(message) {
   let reply;
   try {
     reply = handle(message);
@@ -191,6 +191,12 @@ process.on('message', (message) => {
   }
   reply.id = message.id;
   process.send(reply);
+}
+
+// A message is one request, or an array of requests made together (answered one by one, in order).
+process.on('message', (message) => {
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
 });
 process.on('disconnect', () => process.exit(0));
 process.send({ id: 0, kind: 'ok' });

@@ -66,9 +66,20 @@ function sqliteChildSource(): string {
   return childSource;
 }
 
+/** A request sent to a session process: its reply, and when the process starts on it. */
+export interface SentRequest {
+  readonly reply: Promise<SqliteChildReply>;
+  /** Settles when every request sent before this one has its reply (or the process ended). */
+  readonly turn: Promise<void>;
+}
+
+const ignore = (): void => {};
+
 /**
- * One SQLite session process: requests go out in order, replies come back in order. `kill()` ends
- * it at once (SIGKILL), whatever it is doing; it is also killed when this process exits.
+ * One SQLite session process: requests go out in order, replies come back in order. A request may
+ * wait for the next one to leave with it (the gold and the agent's query of an episode: one write and
+ * one wake-up of the process instead of two). `kill()` ends it at once (SIGKILL), whatever it is
+ * doing; it is also killed when this process exits.
  */
 export class SqliteProcess {
   private readonly pending = new Map<
@@ -76,6 +87,10 @@ export class SqliteProcess {
     { resolve: (reply: SqliteChildReply) => void; reject: (error: Error) => void }
   >();
   private nextId = 1;
+  /** Requests not sent yet (one that waits for the next, see `send`). */
+  private outbox: (SqliteChildRequest & { id: number })[] = [];
+  /** Settles when the last request sent has its reply. */
+  private tail: Promise<void> = Promise.resolve();
   private stderr = '';
   private exited = false;
   private readonly untrack: () => void;
@@ -134,17 +149,40 @@ export class SqliteProcess {
 
   /** Sends a request; rejects with {@link SqliteProcessExit} when the process ends first. */
   request(request: SqliteChildRequest): Promise<SqliteChildReply> {
-    if (this.exited)
-      return Promise.reject(new SqliteProcessExit('the SQLite session process has ended', true));
+    return this.send(request).reply;
+  }
+
+  /**
+   * Sends a request (see {@link SentRequest}); its reply rejects as `request`'s does. A request that
+   * `waits` stays until the next request is made (both then leave as one message) or the end of
+   * this turn of the event loop; any other leaves at once, with whatever waited.
+   */
+  send(request: SqliteChildRequest, waits = false): SentRequest {
+    const turn = this.tail;
+    if (this.exited) {
+      const reply = Promise.reject(new SqliteProcessExit('the SQLite session process has ended', true));
+      return { reply, turn };
+    }
     const id = this.nextId++;
     const reply = this.waitFor(id);
+    this.tail = reply.then(ignore, ignore);
+    this.outbox.push({ ...request, id });
+    if (!waits) this.flush();
+    else if (this.outbox.length === 1) setImmediate(() => this.flush());
+    return { reply, turn };
+  }
+
+  /** Sends the requests of this turn: one alone as itself, several as an array (the child runs them in order). */
+  private flush(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length === 0 || this.exited) return;
     try {
-      this.child.send({ ...request, id });
+      this.child.send((batch.length === 1 ? batch[0] : undefined) ?? batch);
     } catch (error) {
       this.child.kill('SIGKILL');
       this.onExit(null, null, error instanceof Error ? error : new Error(String(error)));
     }
-    return reply;
   }
 
   /** Why the process died, from what it wrote to stderr: the watchdog's or V8's report, or nothing. */

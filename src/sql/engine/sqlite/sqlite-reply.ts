@@ -1,21 +1,30 @@
 import type { SqliteChildReply } from './sqlite-child-protocol.js';
+import type { SentRequest } from './sqlite-process.js';
 
-/** A session process's reply, its failure, or `timeout` when `deadline` (a `performance.now()` time) passes first. */
+/**
+ * A session process's reply, its failure, or `timeout` when `limitMs` passes first. The time limit
+ * counts from the request's turn (every request sent before it answered): time spent waiting behind
+ * the requests before it (the episode's gold, sent in the same message) is not the statement's.
+ */
 export async function replyWithin(
-  request: Promise<SqliteChildReply>,
-  deadline: number,
+  sent: SentRequest,
+  limitMs: number,
 ): Promise<{ reply: SqliteChildReply } | { error: unknown } | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
+  let answered = false;
   const expiry = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
+    void sent.turn.then(() => {
+      if (!answered) timer = setTimeout(() => resolve('timeout'), Math.max(0, limitMs));
+    });
   });
   const result = await Promise.race([
-    request.then(
+    sent.reply.then(
       (reply) => ({ reply }),
       (error: unknown) => ({ error }),
     ),
     expiry,
   ]);
+  answered = true;
   clearTimeout(timer);
   return result;
 }

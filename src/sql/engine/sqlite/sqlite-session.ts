@@ -64,6 +64,8 @@ export interface SessionRegistry {
  *   error naming the covered statements (SQLite has no `SHOW`).
  */
 export class SqliteSession implements SqlSession {
+  /** Requests reach the session process in the order they are made (see `SqliteSlot.send`). */
+  readonly ordered = true;
   private closed = false;
 
   private constructor(

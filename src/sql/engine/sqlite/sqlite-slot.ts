@@ -52,6 +52,8 @@ export class SqliteSlot {
   /** The database or the connection may differ from a fresh copy of the pristine image. */
   private touched = false;
   private closed = false;
+  /** Settles when the last `send` made has handed its request to the process. */
+  private sendOrder: Promise<void> = Promise.resolve();
   private readonly slot: number;
 
   constructor(
@@ -64,8 +66,9 @@ export class SqliteSlot {
   }
 
   /**
-   * One statement (with a pending reset folded in). A request that waited behind another slot's
-   * killed statement is sent again to the next process.
+   * One statement (with a pending reset folded in). Calls may overlap: they reach the process in
+   * the order they were made (see `SqlSession.ordered`). A request that waited behind another
+   * slot's killed statement is sent again to the next process.
    */
   async send(
     sql: string,
@@ -74,31 +77,47 @@ export class SqliteSlot {
     deadline: number,
     reference: boolean,
   ): Promise<SlotReply> {
-    for (let retries = 0; ; ) {
-      const process = await this.ready();
-      const reset = this.resetPending;
-      this.resetPending = false;
-      const request = {
-        op: 'query',
-        slot: this.slot,
-        sql,
-        maxRows,
-        countLimit,
-        ...(reference ? { reference } : {}),
-        ...(reset ? { reset } : {}),
-      } as const;
-      const result = await replyWithin(process.request(request), deadline);
-      if (this.closed) throw this.closedError();
-      if (result === 'timeout') {
-        this.host.kill(process);
-        return 'timeout';
+    // The time left when the call is made; it runs from the request's turn in the process, so
+    // waiting for a new process (after another statement's time-out) or for the gold is not counted.
+    const limitMs = deadline - performance.now();
+    const before = this.sendOrder;
+    let sent = (): void => {};
+    this.sendOrder = new Promise((resolve) => {
+      sent = resolve;
+    });
+    try {
+      await before;
+      for (let retries = 0; ; ) {
+        const process = await this.ready();
+        const reset = this.resetPending;
+        this.resetPending = false;
+        const request = {
+          op: 'query',
+          slot: this.slot,
+          sql,
+          maxRows,
+          countLimit,
+          ...(reference ? { reference } : {}),
+          ...(reset ? { reset } : {}),
+        } as const;
+        // A reference statement (the episode's gold) waits for the agent's query to leave with it.
+        const pending = replyWithin(process.send(request, reference), limitMs);
+        sent();
+        const result = await pending;
+        if (this.closed) throw this.closedError();
+        if (result === 'timeout') {
+          this.host.kill(process);
+          return 'timeout';
+        }
+        if ('reply' in result) return result;
+        if (collateral(result.error) && retries++ < MAX_COLLATERAL_RETRIES) continue;
+        await process.finished;
+        const reason =
+          process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
+        return { crashed: reason };
       }
-      if ('reply' in result) return result;
-      if (collateral(result.error) && retries++ < MAX_COLLATERAL_RETRIES) continue;
-      await process.finished;
-      const reason =
-        process.crashReason() ?? (result.error instanceof Error ? result.error.message : 'unknown');
-      return { crashed: reason };
+    } finally {
+      sent();
     }
   }
 

@@ -133,6 +133,27 @@ describe('SQLite sessions sharing a process', () => {
     await Promise.all([runaway.close(), other.close()]);
   });
 
+  it('runs overlapping calls of a session in the order made, each time limit counted from its start', async () => {
+    const session = await engine.open('one', { share: {} });
+    expect(session.ordered).toBe(true);
+    await session.query('INSERT INTO a VALUES (3)', LIMITS);
+    await session.reset();
+    // Some five million steps (about a second here), then the rows of the copy as the call finds it.
+    const slow =
+      'SELECT count(*) FROM a, (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000000) SELECT max(x) FROM c)';
+    const [reference, deleted, counted] = await Promise.all([
+      session.referenceQuery(slow, { timeoutMs: 60_000, maxRows: 10 }),
+      // Made while the slow statement runs: it waits for it, and its limit starts when it runs.
+      session.query('DELETE FROM a', { timeoutMs: 200, maxRows: 10 }),
+      session.query('SELECT count(*) FROM a', LIMITS),
+    ]);
+    // The reset came before the reference statement, the DELETE after it.
+    expect(rows(reference)).toEqual([[2n]]);
+    expect(deleted).toMatchObject({ kind: 'ok', affectedRows: 2 });
+    expect(rows(counted)).toEqual([[0n]]);
+    await session.close();
+  });
+
   it('a reset after only reading statements leaves the copy as it is; one after a session pragma (which returns no rows, so counts as a change) undoes it', async () => {
     const session = await engine.open('two');
     expect(rows(await session.query("SELECT count(*) FROM b WHERE y LIKE 'P'", LIMITS))).toEqual([[1n]]);
