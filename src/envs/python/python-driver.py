@@ -42,7 +42,7 @@
 #
 # Never run it on the host: it is meant for a sandbox's own pid namespace.
 
-import ast, builtins, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
+import ast, builtins, gc, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
 
 # Modules user code often imports: loaded once here, so a worker forked from this process finds
 # them in sys.modules and importing them costs nothing.
@@ -91,6 +91,17 @@ def set_dumpable(flag):
 if not set_dumpable(0):
     sys.stderr.write('intercode python driver: cannot make itself non-dumpable\n')
     os._exit(2)
+
+def frozen_fork():
+    """os.fork() after gc.freeze(): every object this process holds moves to the collector's permanent
+    generation, so no collection in the child (automatic, or the code's gc.collect()) walks them and
+    writes to their pages, which the child would otherwise copy one by one (copy-on-write). They are
+    still freed when their last reference goes; a reference cycle among them is not collected. The
+    driver's objects live as long as it does; a worker freezes its own when it forks a copy (the probe
+    of a submission, the branches of a fork)."""
+    gc.freeze()
+    return os.fork()
+
 
 HOST_IN, HOST_OUT = 1000, 1001
 CTL, OUT_W, ERR_W, NULL, FDS = 1002, 1003, 1004, 1005, 1006  # FDS: a fork's descriptors (python-branches.py)
