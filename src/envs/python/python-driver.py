@@ -1,7 +1,8 @@
 # The Python driver: the program that runs inside a sandbox as
-# `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
-# The host reads python-values.py and this file once and sends them, in that order, as that argument
-# (python-interpreter.ts).
+# `/usr/bin/python3 -u -I -B -c <boot> <config-json>` and executes the agent's code.
+# The host reads python-values.py and this file (and the others, python-interpreter.ts) once and writes
+# them, in that order, on the boot program's stdin, with the code a driver compiled earlier when it has
+# it (driver-bytecode.ts): the driver runs as the __main__ module either way.
 #
 # Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
 # workers: the agent's interpreter (fresh globals after every reset), a copy of it (the probe) that
