@@ -43,7 +43,7 @@ export async function openBoxes(
     };
     if (start) {
       try {
-        await boxInterpreter(box, start);
+        await boxInterpreter(box, start, true);
       } catch (error) {
         await box.sandbox.close();
         throw error;
@@ -80,12 +80,16 @@ export async function closeBoxes(boxes: PythonBoxes): Promise<void> {
   await Promise.all([closeBox(boxes.agent), closeBox(boxes.evaluator)]);
 }
 
-/** The box's interpreter, started again when it is gone. */
-export async function boxInterpreter(box: Box, options: InterpreterOptions): Promise<PythonInterpreter> {
+/** The box's interpreter, started again when it is gone; `newSandbox`: nothing ran in the sandbox yet. */
+export async function boxInterpreter(
+  box: Box,
+  options: InterpreterOptions,
+  newSandbox = false,
+): Promise<PythonInterpreter> {
   if (box.interpreter?.alive) return box.interpreter;
   box.interpreter?.close();
   box.interpreter = undefined;
-  box.interpreter = await startInterpreter(box.sandbox, options);
+  box.interpreter = await startInterpreter(box.sandbox, options, newSandbox);
   return box.interpreter;
 }
 

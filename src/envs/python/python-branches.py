@@ -199,7 +199,7 @@ def fork_copies(count, state, send):
     pids = []
     if len(fds) == 4 * count:
         for index in range(count):
-            pid = os.fork()
+            pid = frozen_fork()
             if pid == 0:
                 os.setpgid(0, 0)
                 for target, fd in zip((CTL, OUT_W, ERR_W, FDS), fds[4 * index:4 * index + 4]):

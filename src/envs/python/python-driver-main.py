@@ -315,7 +315,12 @@ def make_result(msg, out, err, interrupted, timeout):
 
 def main():
     global spare
-    host_send({'ready': True, 'pid': os.getpid()})
+    greeting = {'ready': True, 'pid': os.getpid()}
+    if globals().get('DRIVER_CODE'):
+        # The code compiled from the source, for the host to give the next drivers (driver-bytecode.ts).
+        import binascii
+        greeting['code'] = binascii.b2a_base64(DRIVER_CODE, newline=False).decode()
+    host_send(greeting)
     while True:
         if WARM and spare is None and host_idle():
             spare = spawn_worker(idle=True)  # when no request waits: off the host's way (python-warm-pool.py)

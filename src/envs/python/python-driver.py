@@ -1,7 +1,8 @@
 # The Python driver: the program that runs inside a sandbox as
-# `/usr/bin/python3 -u -I -B -c <source> <config-json>` and executes the agent's code.
-# The host reads python-values.py and this file once and sends them, in that order, as that argument
-# (python-interpreter.ts).
+# `/usr/bin/python3 -u -I -B -c <boot> <config-json>` and executes the agent's code.
+# The host reads python-values.py and this file (and the others, python-interpreter.ts) once and writes
+# them, in that order, on the boot program's stdin, with the code a driver compiled earlier when it has
+# it (driver-bytecode.ts): the driver runs as the __main__ module either way.
 #
 # Processes: the driver (the "zygote") imports what user code commonly needs once, then forks
 # workers: the agent's interpreter (fresh globals after every reset), a copy of it (the probe) that
@@ -42,7 +43,7 @@
 #
 # Never run it on the host: it is meant for a sandbox's own pid namespace.
 
-import ast, builtins, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
+import ast, builtins, gc, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
 
 # Modules user code often imports: loaded once here, so a worker forked from this process finds
 # them in sys.modules and importing them costs nothing.
@@ -91,6 +92,17 @@ def set_dumpable(flag):
 if not set_dumpable(0):
     sys.stderr.write('intercode python driver: cannot make itself non-dumpable\n')
     os._exit(2)
+
+def frozen_fork():
+    """os.fork() after gc.freeze(): every object this process holds moves to the collector's permanent
+    generation, so no collection in the child (automatic, or the code's gc.collect()) walks them and
+    writes to their pages, which the child would otherwise copy one by one (copy-on-write). They are
+    still freed when their last reference goes; a reference cycle among them is not collected. The
+    driver's objects live as long as it does; a worker freezes its own when it forks a copy (the probe
+    of a submission, the branches of a fork)."""
+    gc.freeze()
+    return os.fork()
+
 
 HOST_IN, HOST_OUT = 1000, 1001
 CTL, OUT_W, ERR_W, NULL, FDS = 1002, 1003, 1004, 1005, 1006  # FDS: a fork's descriptors (python-branches.py)

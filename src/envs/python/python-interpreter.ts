@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SandboxError } from '../../core/errors.js';
 import { programSource } from '../../sandbox/program-source.js';
 import type { Sandbox, SandboxProcess } from '../../sandbox/sandbox.js';
+import { DRIVER_BOOT, driverInput, keepDriverCode } from './driver-bytecode.js';
 import type {
   ForkReply,
   JudgeAnswer,
@@ -26,7 +27,8 @@ const driverParts = [
   'python-warm-pool.py',
   'python-driver-main.py',
 ].map((file) => programSource(new URL(`./${file}`, import.meta.url)));
-const pythonDriverSource = () => driverParts.map((part) => part()).join('\n');
+/** The driver's source: its parts, in order. */
+export const pythonDriverSource = () => driverParts.map((part) => part()).join('\n');
 
 /** One agent's side of the interpreter: its runs and a judge's calls in its probe. */
 export type AgentChannel = Pick<PythonInterpreter, 'run' | 'call'>;
@@ -94,6 +96,7 @@ export class PythonInterpreter {
   #dead: string | undefined;
   #stderr = '';
   #requests = 0;
+  #compiled = false;
 
   private constructor(process: SandboxProcess) {
     this.#process = process;
@@ -106,7 +109,15 @@ export class PythonInterpreter {
     process.exited.then((code) => this.#lose(`the interpreter process exited (${code})${this.#why()}`));
   }
 
-  static async start(sandbox: Sandbox, options: InterpreterOptions): Promise<PythonInterpreter> {
+  /**
+   * Starts the driver in `sandbox`. `newSandbox`: nothing has run in the sandbox yet, so the compiled code
+   * the driver offers in its greeting may be kept for the next starts (driver-bytecode.ts).
+   */
+  static async start(
+    sandbox: Sandbox,
+    options: InterpreterOptions,
+    newSandbox = false,
+  ): Promise<PythonInterpreter> {
     const config = JSON.stringify({
       contained: true,
       memory_bytes: options.memoryBytes,
@@ -124,13 +135,17 @@ export class PythonInterpreter {
       ...(options.hashSeedFromEnv ? ['-s', '-P'] : ['-I']),
       '-B',
       '-c',
-      pythonDriverSource(),
+      DRIVER_BOOT,
       config,
     ]);
     const interpreter = new PythonInterpreter(process);
+    const source = pythonDriverSource();
+    process.stdin.write(driverInput(source));
     process.stdin.write(`${interpreter.#nonce}\n`);
     try {
-      await interpreter.#request(undefined, SLACK_MS);
+      const greeting = await interpreter.#request(undefined, SLACK_MS);
+      interpreter.#compiled = typeof (greeting as { code?: unknown } | undefined)?.code === 'string';
+      keepDriverCode(source, greeting, newSandbox);
     } catch (error) {
       interpreter.close();
       throw new SandboxError(
@@ -139,6 +154,11 @@ export class PythonInterpreter {
       );
     }
     return interpreter;
+  }
+
+  /** The driver compiled its source itself (it was given no compiled code, or code of another Python). */
+  get compiled(): boolean {
+    return this.#compiled;
   }
 
   get alive(): boolean {

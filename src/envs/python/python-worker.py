@@ -102,7 +102,7 @@ def worker_main(idle=False):
             fork_copies(int(request['fork']), state, send)
             continue
         if request.get('isolated'):
-            pid = os.fork()
+            pid = frozen_fork()
             if pid:
                 _, status = os.waitpid(pid, 0)
                 send({'k': 'forkdone', 'status': status})

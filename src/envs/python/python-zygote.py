@@ -41,7 +41,7 @@ def own_channels(channels):
 def spawn_worker(idle=False):
     """A fresh worker; idle: a warmed spare of the pool (python-warm-pool.py), not dumpable until taken."""
     channels = worker_channels()
-    pid = os.fork()
+    pid = frozen_fork()
     if pid == 0:
         try:
             if not idle:

@@ -14,10 +14,11 @@ const START_ATTEMPTS = 8;
 export async function startInterpreter(
   sandbox: Sandbox,
   options: InterpreterOptions,
+  newSandbox = false,
 ): Promise<PythonInterpreter> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await PythonInterpreter.start(sandbox, options);
+      return await PythonInterpreter.start(sandbox, options, newSandbox && attempt === 1);
     } catch (error) {
       const startFailed = error instanceof SandboxError && error.code === 'SANDBOX_START_FAILED';
       if (!startFailed || attempt >= START_ATTEMPTS) throw error;
