@@ -15,8 +15,8 @@ it('lists every test file that opens a sandbox provider (the unit project runs w
     .filter((path) => path.endsWith('.test.ts'))
     .map((path) => `test/${path.split(sep).join('/')}`);
   const opening = tests.filter((path) =>
-    // Directly, or through the demo/bash fixture of the BashEnv tests.
-    /\bnew (Bwrap|Docker)Provider\(|\buseDemoBash\(/.test(readFileSync(join(PROJECT_ROOT, path), 'utf8')),
+    // Directly, or through the BashEnv tests' demo/bash fixture or the PythonEnv tests' suite.
+    /\bnew (Bwrap|Docker)Provider\(|\buseDemoBash\(|\bpythonEnvSuite\(/.test(readFileSync(join(PROJECT_ROOT, path), 'utf8')),
   );
   expect(opening.length).toBeGreaterThan(10);
   expect(opening.filter((path) => !INTEGRATION_FILES.includes(path))).toEqual([]);

@@ -52,6 +52,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/python-hostile.test.ts',
   'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.warm-pool.test.ts',
+  'test/envs/python/python-frozen-fork.test.ts',
+  'test/envs/python/driver-bytecode.test.ts',
   'test/harness/bench/env-bench.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
