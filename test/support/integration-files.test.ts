@@ -16,7 +16,9 @@ it('lists every test file that opens a sandbox provider (the unit project runs w
     .map((path) => `test/${path.split(sep).join('/')}`);
   const opening = tests.filter((path) =>
     // Directly, or through the BashEnv tests' demo/bash fixture or the PythonEnv tests' suite.
-    /\bnew (Bwrap|Docker)Provider\(|\buseDemoBash\(|\bpythonEnvSuite\(/.test(readFileSync(join(PROJECT_ROOT, path), 'utf8')),
+    /\bnew (Bwrap|Docker)Provider\(|\buseDemoBash\(|\bpythonEnvSuite\(/.test(
+      readFileSync(join(PROJECT_ROOT, path), 'utf8'),
+    ),
   );
   expect(opening.length).toBeGreaterThan(10);
   expect(opening.filter((path) => !INTEGRATION_FILES.includes(path))).toEqual([]);
