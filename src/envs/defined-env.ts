@@ -24,7 +24,7 @@ import type { EnvOpenOptions, SandboxEnvConfig } from './env-definition.js';
 import { ownSpareWanted } from './sandbox-env-options.js';
 import { copyTaskFiles } from './task-files.js';
 import { pickTask } from './task-picker.js';
-import { readyAheadStats, type SpareKind, WarmSpare } from './warm-spare.js';
+import { envWarmPool, type SpareKind, WarmSpare } from './warm-spare.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -128,10 +128,7 @@ export class DefinedEnv implements Env {
 
   /** The sandbox held ready for the next episode (none without the warm pool). */
   async warmPool(): Promise<WarmPoolStats> {
-    if (this.#spare) return this.#spare.stats();
-    const { config } = this.#options;
-    if (!this.#sandbox || !config.provider.resetsAhead) return { idle: 0, memoryBytes: 0, limit: 0 };
-    return readyAheadStats([this.#sandbox]);
+    return envWarmPool(this.#spare, this.#options.config.provider, this.#sandbox ? [this.#sandbox] : []);
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {

@@ -1,15 +1,30 @@
 import type { WarmPoolStats } from '../core/env.js';
-import type { Sandbox } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxProvider, SandboxStats } from '../sandbox/sandbox.js';
+
+const NO_POOL: WarmPoolStats = { idle: 0, memoryBytes: 0, limit: 0 };
+
+/** A pool of `limit` sandboxes, of which those with figures are held idle. */
+function pooled(held: readonly SandboxStats[], limit: number): WarmPoolStats {
+  return { idle: held.length, memoryBytes: held.reduce((sum, stats) => sum + stats.memoryBytes, 0), limit };
+}
 
 /**
- * The warm pool of an env whose sandboxes reset ahead themselves (`SandboxProvider.resetsAhead`):
- * what each holds ready for its next reset (`Sandbox.readyAhead`).
+ * An env's warm pool (`Env.warmPool`): its own spare's; else, where the provider's sandboxes reset
+ * ahead themselves (`SandboxProvider.resetsAhead`), what the env's `sandboxes` hold ready for their
+ * next reset (`Sandbox.readyAhead`); else none.
  */
-export async function readyAheadStats(sandboxes: readonly Sandbox[]): Promise<WarmPoolStats> {
+export async function envWarmPool<T>(
+  spare: WarmSpare<T> | undefined,
+  provider: SandboxProvider,
+  sandboxes: readonly Sandbox[],
+): Promise<WarmPoolStats> {
+  if (spare) return spare.stats();
+  if (!provider.resetsAhead || sandboxes.length === 0) return NO_POOL;
   const ready = await Promise.all(sandboxes.map((sandbox) => sandbox.readyAhead?.().catch(() => undefined)));
-  const held = ready.filter((stats) => stats !== undefined);
-  const memoryBytes = held.reduce((sum, stats) => sum + stats.memoryBytes, 0);
-  return { idle: held.length, memoryBytes, limit: sandboxes.length };
+  return pooled(
+    ready.filter((stats) => stats !== undefined),
+    sandboxes.length,
+  );
 }
 
 /** How a warm spare handles its items: a sandbox, or the Bash env's pair of them. */
@@ -85,11 +100,12 @@ export class WarmSpare<T> {
   /** What is held ready now: its sandboxes and their memory (PSS). */
   async stats(): Promise<WarmPoolStats> {
     const ready = this.#ready;
-    if (ready === undefined) return { idle: 0, memoryBytes: 0, limit: this.#limit };
+    if (ready === undefined) return pooled([], this.#limit);
     const sandboxes = this.#kind.sandboxes(ready);
-    const stats = await Promise.all(sandboxes.map((sandbox) => sandbox.stats())).catch(() => []);
-    const memoryBytes = stats.reduce((sum, each) => sum + each.memoryBytes, 0);
-    return { idle: stats.length, memoryBytes, limit: this.#limit };
+    return pooled(
+      await Promise.all(sandboxes.map((sandbox) => sandbox.stats())).catch(() => []),
+      this.#limit,
+    );
   }
 
   /** Closes the spare (waiting for one still being made); nothing is held from then on. */

@@ -20,7 +20,7 @@ import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
 import { ownSpareWanted, type SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
-import { readyAheadStats, WarmSpare } from '../warm-spare.js';
+import { envWarmPool, WarmSpare } from '../warm-spare.js';
 import {
   type BashBoxes as Boxes,
   bashSpareKind,
@@ -381,10 +381,9 @@ export class BashEnv implements Env {
 
   /** The pair held ready for the next episode (none without the warm pool). */
   async warmPool(): Promise<WarmPoolStats> {
-    if (this.#spare) return this.#spare.stats();
     const boxes = this.#boxes;
-    if (!boxes || !this.#options.provider.resetsAhead) return { idle: 0, memoryBytes: 0, limit: 0 };
-    return readyAheadStats(boxes.evaluator ? [boxes.agent, boxes.evaluator] : [boxes.agent]);
+    const sandboxes = boxes ? [boxes.agent, ...(boxes.evaluator ? [boxes.evaluator] : [])] : [];
+    return envWarmPool(this.#spare, this.#options.provider, sandboxes);
   }
 
   async close(): Promise<void> {
