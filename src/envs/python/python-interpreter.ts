@@ -27,8 +27,12 @@ const driverParts = [
   'python-warm-pool.py',
   'python-driver-main.py',
 ].map((file) => programSource(new URL(`./${file}`, import.meta.url)));
-/** The driver's source: its parts, in order. */
-export const pythonDriverSource = () => driverParts.map((part) => part()).join('\n');
+let driverSource: string | undefined;
+/** The driver's source: its parts, in order (joined once: every start sends it, and compares it with the kept code's). */
+export const pythonDriverSource = (): string => {
+  driverSource ??= driverParts.map((part) => part()).join('\n');
+  return driverSource;
+};
 
 /** One agent's side of the interpreter: its runs and a judge's calls in its probe. */
 export type AgentChannel = Pick<PythonInterpreter, 'run' | 'call'>;
