@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { DatasetError } from '../../src/core/errors.js';
@@ -139,6 +141,26 @@ describe('fetchUpstreamFile', () => {
     const fromHttp = await failure(fetchUpstreamFile(JSON_FS1));
     expect(fromHttp.message).toMatch(new RegExp(`^mirror ${url} has no ${JSON_FS1} \\(HTTP 404`));
     expect(filesUnder(cache)).toEqual([]);
+  });
+
+  it('names the first missing file in the order given, whichever download fails first', async ({
+    setEnv,
+  }) => {
+    // The first file's 404 comes late, the second's at once: the error still names the first.
+    const server = createServer((request, response) => {
+      const late = request.url?.endsWith(JSON_FS1) === true;
+      setTimeout(() => response.writeHead(404).end('not found'), late ? 300 : 0);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      setEnv('INTERCODE_DATA_MIRROR', url);
+      const error = await failure(fetchUpstreamFiles(FS1));
+      expect(error.message).toMatch(new RegExp(`^mirror ${url} has no ${JSON_FS1} \\(HTTP 404`));
+      expect(filesUnder(cache)).toEqual([]);
+    } finally {
+      await closeServer(server);
+    }
   });
 
   it('names the address when an http mirror cannot be reached', async ({ serve, setEnv }) => {
