@@ -11,6 +11,8 @@ const UNAVAILABLE = new Set([
   'MODEL_UNREACHABLE',
   // The Redis of `run --redis` does not answer.
   'QUEUE_UNREACHABLE',
+  // The viewer's page was not built (a clone without `npm run build`).
+  'VIEWER_ASSETS_MISSING',
 ]);
 
 /** Turns any error into one line on stderr and the matching exit code; stack traces only with INTERCODE_DEBUG. */

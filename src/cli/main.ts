@@ -21,6 +21,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['play', async () => (await import('./commands/play-command.js')).registerPlay],
   ['report', async () => (await import('./commands/report-command.js')).registerReport],
   ['export', async () => (await import('./commands/export-command.js')).registerExport],
+  ['view', async () => (await import('./commands/view-command.js')).registerView],
   ['exec', async () => (await import('./commands/exec-command.js')).registerExec],
   ['doctor', async () => (await import('./commands/doctor-command.js')).registerDoctor],
   ['bench', async () => (await import('./commands/bench-command.js')).registerBench],

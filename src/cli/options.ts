@@ -17,6 +17,17 @@ export function positiveNumber(option: string): (value: string) => number {
 }
 
 /** Parses a positive integer option, naming the option in the error. */
+/** A parser of a TCP port option: an integer from 0 (a free port) to 65535. */
+export function portNumber(option: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value.trim()) || number > 65535) {
+      throw new UsageError(`${option} must be an integer from 0 to 65535, got "${value}"`);
+    }
+    return number;
+  };
+}
+
 export function positiveInteger(option: string): (value: string) => number {
   return (value) => {
     const number = Number(value);

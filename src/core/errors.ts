@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'MODEL_FAILED'
   | 'MODEL_BAD_RESPONSE'
   | 'QUEUE_UNREACHABLE'
+  | 'VIEWER_ASSETS_MISSING'
   | 'USAGE';
 
 const marker = Symbol.for('intercode.error');
@@ -76,6 +77,9 @@ export class ModelError extends IntercodeError {}
 
 /** The Redis of a distributed run cannot be reached. */
 export class QueueError extends IntercodeError {}
+
+/** The web viewer cannot serve its page (its built files are missing). */
+export class ViewerError extends IntercodeError {}
 
 /** A user mistake on the command line or in a configuration value. */
 export class UsageError extends IntercodeError {

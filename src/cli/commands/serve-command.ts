@@ -10,7 +10,7 @@ import { startServer } from '../../server/app/start-server.js';
 import { OBSERVATION_PROFILES, type ObservationProfile } from '../../server/session/wire-schemas.js';
 import { SQL_ENGINES } from '../../sql/engine/sql-engine-name.js';
 import { interruptSignal, stopGracefully } from '../interrupt.js';
-import { backendOption, imageOption, positiveInteger, positiveNumber } from '../options.js';
+import { backendOption, imageOption, portNumber, positiveInteger, positiveNumber } from '../options.js';
 
 interface ServeFlags {
   host?: string;
@@ -33,16 +33,6 @@ interface ServeFlags {
   json?: boolean;
 }
 
-function port(option: string): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!/^\d+$/.test(value.trim()) || number > 65535) {
-      throw new UsageError(`${option} must be an integer from 0 to 65535, got "${value}"`);
-    }
-    return number;
-  };
-}
-
 /** A flag's value, else its environment variable's (checked with the flag's parser, naming the variable). */
 function fromEnv<T>(flag: T | undefined, name: string, parse: (value: string) => T): T | undefined {
   if (flag !== undefined) return flag;
@@ -57,7 +47,7 @@ export function registerServe(program: Command): void {
       'serve the environments over the OpenEnv protocol (WebSocket /ws, HTTP) with our /intercode/ extensions',
     )
     .option('--host <host>', 'address to bind (env HOST; default 127.0.0.1, or 0.0.0.0 with a token)')
-    .option('--port <port>', `port (env PORT; default ${DEFAULT_PORT}; 0 picks a free one)`, port('--port'))
+    .option('--port <port>', `port (env PORT; default ${DEFAULT_PORT}; 0 picks a free one)`, portNumber('--port'))
     .option('--token <token>', 'bearer token every endpoint but /health needs (env INTERCODE_SERVER_TOKEN)')
     .option(
       '--max-sessions <n>',
@@ -122,12 +112,12 @@ export function registerServe(program: Command): void {
         'MAX_CONCURRENT_ENVS',
         positiveInteger('MAX_CONCURRENT_ENVS'),
       );
-      const portNumber = fromEnv(flags.port, 'PORT', port('PORT'));
+      const listenPort = fromEnv(flags.port, 'PORT', portNumber('PORT'));
       const host = fromEnv(flags.host, 'HOST', (value) => value);
       stopGracefully();
       const server = await startServer({
         ...(host !== undefined ? { host } : {}),
-        ...(portNumber !== undefined ? { port: portNumber } : {}),
+        ...(listenPort !== undefined ? { port: listenPort } : {}),
         ...(token !== undefined ? { token } : {}),
         ...(maxSessions !== undefined ? { maxSessions } : {}),
         idleTimeoutMs: flags.idleTimeout * 1000,
