@@ -31,6 +31,9 @@ packages=(
   mariadb-server postgresql
   # the queue of distributed runs (the tests start private instances on loopback)
   redis-server
+  # the headless browser of the viewer's browser tests (test/viewer/*.browser.test.ts), driven through
+  # playwright-core: Debian's build, never a browser downloaded by a test tool
+  chromium
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -97,4 +97,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/server/hostile-traffic.test.ts',
   // intercode serve --out: episodes recorded in run directories.
   'test/server/serve-recording.test.ts',
+  // The viewer's page in headless Chromium (Debian's), on runs the CLI writes.
+  'test/viewer/viewer.browser.test.ts',
+  'test/viewer/viewer-hostile.browser.test.ts',
+  'test/viewer/viewer-large.browser.test.ts',
 ];

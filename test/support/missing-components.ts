@@ -72,3 +72,11 @@ export function faketimeMissing(): string | null {
     ? 'libfaketime is not installed (fix: apt-get install libfaketime)'
     : null;
 }
+
+/** Debian's Chromium, which the viewer's browser tests drive through playwright-core (never a downloaded browser). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why Chromium (the viewer's browser tests) is not on this machine, or null. */
+export function chromiumMissing(): string | null {
+  return existsSync(CHROMIUM) ? null : `${CHROMIUM} is not installed (fix: apt-get install chromium)`;
+}
