@@ -1,6 +1,7 @@
 import { UsageError } from '../core/errors.js';
 import type { IndexedEpisode, RunIndex } from './run-index.js';
 import {
+  type EpisodeNeighbours,
   type EpisodePage,
   type EpisodeQuery,
   type EpisodeRow,
@@ -26,11 +27,15 @@ export function parseEpisodeQuery(params: URLSearchParams): EpisodeQuery {
   };
   const status = params.get('status') || undefined;
   if (status !== undefined && !STATUSES.includes(status as EpisodeStatus)) {
-    throw new UsageError(`parameter status must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+    throw new UsageError(
+      `parameter status must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+    );
   }
   const sort = params.get('sort') || undefined;
   if (sort !== undefined && !SORT_KEYS.includes(sort as SortKey)) {
-    throw new UsageError(`parameter sort must be one of ${SORT_KEYS.join(', ')}, got ${JSON.stringify(sort)}`);
+    throw new UsageError(
+      `parameter sort must be one of ${SORT_KEYS.join(', ')}, got ${JSON.stringify(sort)}`,
+    );
   }
   const group = params.get('group') || undefined;
   const text = params.get('q') || undefined;
@@ -67,6 +72,35 @@ function compareRows(key: SortKey): (a: EpisodeRow, b: EpisodeRow) => number {
  * search reads the matching lines from the file, after the cheaper filters.
  */
 export function queryEpisodes(run: RunIndex, query: EpisodeQuery, other?: RunIndex): EpisodePage {
+  const { rows, groups } = matchingRows(run, query, other);
+  const offset = Math.min(query.offset ?? 0, rows.length);
+  const limit = query.limit ?? 200;
+  return { total: rows.length, offset, rows: rows.slice(offset, offset + limit), groups };
+}
+
+/** Where an episode is in a filtered list: its neighbours' ids (for the page's next and previous). */
+export function episodeNeighbours(
+  run: RunIndex,
+  query: EpisodeQuery,
+  episode: number,
+  other?: RunIndex,
+): EpisodeNeighbours {
+  const { rows } = matchingRows(run, query, other);
+  const position = rows.findIndex((row) => row.id === episode);
+  if (position === -1) return { position: null, total: rows.length, previous: null, next: null };
+  return {
+    position,
+    total: rows.length,
+    previous: rows[position - 1]?.id ?? null,
+    next: rows[position + 1]?.id ?? null,
+  };
+}
+
+function matchingRows(
+  run: RunIndex,
+  query: EpisodeQuery,
+  other: RunIndex | undefined,
+): { rows: EpisodeRow[]; groups: string[] } {
   let entries: readonly IndexedEpisode[] = run.episodes;
   const groups = [...new Set(entries.map((entry) => entry.row.group))].sort();
   if (query.status) entries = entries.filter((entry) => entry.row.status === query.status);
@@ -88,7 +122,5 @@ export function queryEpisodes(run: RunIndex, query: EpisodeQuery, other?: RunInd
   let rows = entries.map((entry) => entry.row);
   if (query.sort !== undefined && query.sort !== 'id') rows = [...rows].sort(compareRows(query.sort));
   if (query.descending) rows = [...rows].reverse();
-  const offset = Math.min(query.offset ?? 0, rows.length);
-  const limit = query.limit ?? 200;
-  return { total: rows.length, offset, rows: rows.slice(offset, offset + limit), groups };
+  return { rows, groups };
 }

@@ -35,7 +35,9 @@ function statusOf(record: EpisodeRecord): EpisodeStatus {
 /** A short name of a run directory for columns and legends: its last two parts. */
 function shortName(directory: string): string {
   const parent = basename(dirname(directory));
-  return parent && parent !== '/' && parent !== '.' ? `${parent}/${basename(directory)}` : basename(directory);
+  return parent && parent !== '/' && parent !== '.'
+    ? `${parent}/${basename(directory)}`
+    : basename(directory);
 }
 
 /**
@@ -127,7 +129,8 @@ export class RunIndex {
         const read = readSync(fd, chunk, 0, chunk.length, position);
         if (read === 0) break;
         position += read;
-        const data = pending.length > 0 ? Buffer.concat([pending, chunk.subarray(0, read)]) : chunk.subarray(0, read);
+        const data =
+          pending.length > 0 ? Buffer.concat([pending, chunk.subarray(0, read)]) : chunk.subarray(0, read);
         let start = 0;
         for (let end = data.indexOf(10, start); end !== -1; end = data.indexOf(10, start)) {
           this.#addLine(data.subarray(start, end), this.#consumed);
@@ -233,6 +236,7 @@ export class RunIndex {
    */
   search(text: string, candidates: readonly IndexedEpisode[]): Set<number> {
     const needle = text.toLowerCase();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes these characters.
     const escapable = /["\\\u0000-\u001f]/.test(needle);
     const found = new Set<number>();
     const fd = openSync(this.#episodesPath, 'r');

@@ -93,6 +93,15 @@ export interface EpisodePage {
   readonly groups: readonly string[];
 }
 
+/** Where an episode is in a filtered list (`/api/runs/:id/neighbours/:episode?…`). */
+export interface EpisodeNeighbours {
+  /** 0-based, or null when the episode is not in the list (the filter excludes it). */
+  readonly position: number | null;
+  readonly total: number;
+  readonly previous: number | null;
+  readonly next: number | null;
+}
+
 /** The list of runs, with the server's reading state. */
 export interface RunsResponse {
   readonly runs: readonly RunInfo[];

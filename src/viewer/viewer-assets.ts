@@ -24,7 +24,10 @@ const TYPES: Readonly<Record<string, string>> = {
  * package ships), or the build's output when this module runs from the sources (tests).
  */
 export function viewerAssetsDirectory(): string {
-  const candidates = [new URL('./assets/', import.meta.url), new URL('../../dist/viewer/assets/', import.meta.url)];
+  const candidates = [
+    new URL('./assets/', import.meta.url),
+    new URL('../../dist/viewer/assets/', import.meta.url),
+  ];
   for (const candidate of candidates) {
     const path = fileURLToPath(candidate);
     if (existsSync(`${path}index.html`)) return path;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { IntercodeError, UsageError } from '../core/errors.js';
 import { readRunPrefixes } from '../harness/export/export-atif.js';
-import { parseEpisodeQuery, queryEpisodes } from './episode-query.js';
+import { episodeNeighbours, parseEpisodeQuery, queryEpisodes } from './episode-query.js';
 import { RunIndex } from './run-index.js';
 import type { RunsResponse } from './viewer-api.js';
 import { type ViewerAssets, viewerAssets } from './viewer-assets.js';
@@ -81,7 +81,8 @@ function runOf(runs: readonly RunIndex[], id: string | undefined): RunIndex | un
  * another site reaching it through DNS rebinding) too.
  */
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
-  if (options.directories.length === 0) throw new UsageError('intercode view needs at least one run directory');
+  if (options.directories.length === 0)
+    throw new UsageError('intercode view needs at least one run directory');
   const runs = options.directories.map((directory, id) => new RunIndex(id, directory));
   const assets = viewerAssets();
   const listeners = new Set<ServerResponse>();
@@ -124,17 +125,23 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       return;
     }
     const run = runOf(runs, parts[2]);
-    if (run === undefined || parts[3] !== 'episodes' || parts.length > 5) {
+    const known = parts[3] === 'episodes' || (parts[3] === 'neighbours' && parts.length === 5);
+    if (run === undefined || !known || parts.length > 5) {
       sendJson(response, 404, { error: `no such run or path: ${url.pathname}` });
       return;
     }
+    const query = parseEpisodeQuery(url.searchParams);
+    const other = query.versus === undefined ? undefined : runs[query.versus];
+    if (query.versus !== undefined && other === undefined) {
+      throw new UsageError(`parameter versus names no run: ${query.versus}`);
+    }
     if (parts.length === 4) {
-      const query = parseEpisodeQuery(url.searchParams);
-      const other = query.versus === undefined ? undefined : runs[query.versus];
-      if (query.versus !== undefined && other === undefined) {
-        throw new UsageError(`parameter versus names no run: ${query.versus}`);
-      }
       sendJson(response, 200, queryEpisodes(run, query, other));
+      return;
+    }
+    if (parts[3] === 'neighbours') {
+      if (!/^\d+$/.test(parts[4] ?? '')) throw new UsageError(`not an episode id: ${parts[4]}`);
+      sendJson(response, 200, episodeNeighbours(run, query, Number(parts[4]), other));
       return;
     }
     const record = /^\d+$/.test(parts[4] ?? '') ? run.record(Number(parts[4])) : undefined;
@@ -144,7 +151,9 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
     const names = new Set(record.turns.flatMap((turn) => turn.llm?.calls.map((call) => call.prefix) ?? []));
     const all = names.size > 0 ? readRunPrefixes(run.directory) : {};
-    const prefixes = Object.fromEntries([...names].flatMap((name) => (name && all[name] ? [[name, all[name]]] : [])));
+    const prefixes = Object.fromEntries(
+      [...names].flatMap((name) => (name && all[name] ? [[name, all[name]]] : [])),
+    );
     sendJson(response, 200, { record, prefixes });
   };
 

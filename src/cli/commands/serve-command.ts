@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { UsageError } from '../../core/errors.js';
 import {
   DEFAULT_DATASET,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -47,7 +46,11 @@ export function registerServe(program: Command): void {
       'serve the environments over the OpenEnv protocol (WebSocket /ws, HTTP) with our /intercode/ extensions',
     )
     .option('--host <host>', 'address to bind (env HOST; default 127.0.0.1, or 0.0.0.0 with a token)')
-    .option('--port <port>', `port (env PORT; default ${DEFAULT_PORT}; 0 picks a free one)`, portNumber('--port'))
+    .option(
+      '--port <port>',
+      `port (env PORT; default ${DEFAULT_PORT}; 0 picks a free one)`,
+      portNumber('--port'),
+    )
     .option('--token <token>', 'bearer token every endpoint but /health needs (env INTERCODE_SERVER_TOKEN)')
     .option(
       '--max-sessions <n>',

@@ -21,7 +21,11 @@ export function registerView(program: Command): void {
     )
     .argument('<run-dir...>', 'run directories written by `intercode run` (or `serve --out`)')
     .option('--port <port>', `port (0 picks a free one)`, portNumber('--port'), DEFAULT_VIEW_PORT)
-    .option('--host <host>', 'address to bind (anything but loopback shows the runs to your network)', '127.0.0.1')
+    .option(
+      '--host <host>',
+      'address to bind (anything but loopback shows the runs to your network)',
+      '127.0.0.1',
+    )
     .option('--json', 'print the listening line as JSON')
     .action(async (directories: string[], flags: ViewFlags) => {
       stopGracefully();
