@@ -58,7 +58,7 @@ else
       const skipped = byTestId(page, 'skipped-0');
       await skipped.waitFor();
       const text = (await skipped.textContent()) ?? '';
-      expect(text).toMatch(new RegExp(`^\\s*${hostile.skipped.length} lines? skipped`));
+      expect(text).toMatch(new RegExp(`\\b${hostile.skipped.length} lines skipped`));
       for (const reason of hostile.skipped) expect(text).toMatch(reason);
       // The clean run has none, and says nothing.
       expect(await byTestId(page, 'skipped-1').count()).toBe(0);
@@ -91,9 +91,10 @@ else
       const observation = (await byTestId(page, 'turn-observation').first().textContent()) ?? '';
       expect(observation).toContain(HOSTILE.image);
       expect(observation).toContain(HOSTILE.link);
-      // The ANSI escape is not put on the page raw (an invisible control character): its text shows.
-      expect(observation).toContain('red');
+      // The ANSI escape is not put on the page raw (an invisible control character), nor dropped: a visible
+      // character stands for ESC.
       expect(observation).not.toContain('\u001b');
+      expect(observation).toMatch(/\S\[31mred\S\[0m/);
 
       const injected = await page.evaluate((): Injected => {
         const all = Array.from((globalThis as unknown as PageGlobals).document.querySelectorAll('*'));

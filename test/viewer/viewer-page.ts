@@ -90,12 +90,16 @@ interface CanvasElement {
   ): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
 }
 
-/** What a canvas holds: pixels that are not transparent, and distinct colours among them. */
+/**
+ * What a canvas holds: pixels that are not transparent, and among them the coloured ones (axes, grid
+ * and text are greys; a plot's series are drawn in colour), counted by their strongest channel.
+ */
 export interface CanvasInk {
   readonly width: number;
   readonly height: number;
   readonly inked: number;
-  readonly colours: number;
+  /** Coloured pixels whose strongest channel is red, green, blue. */
+  readonly coloured: readonly [number, number, number];
 }
 
 /** Reads the pixels of the (first) canvas in `container`. */
@@ -103,32 +107,39 @@ export async function canvasInk(container: Locator): Promise<CanvasInk> {
   return container
     .locator('canvas')
     .first()
-    .evaluate((element) => {
+    .evaluate((element): CanvasInk => {
       const canvas = element as unknown as CanvasElement;
+      const coloured: [number, number, number] = [0, 0, 0];
       const context = canvas.getContext('2d');
-      if (context === null) return { width: canvas.width, height: canvas.height, inked: 0, colours: 0 };
+      if (context === null) return { width: canvas.width, height: canvas.height, inked: 0, coloured };
       const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-      const colours = new Set<number>();
       let inked = 0;
       for (let i = 0; i < data.length; i += 4) {
         if (data[i + 3] === 0) continue;
         inked += 1;
-        colours.add(((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!) >>> 0);
+        const rgb = [data[i]!, data[i + 1]!, data[i + 2]!];
+        const high = Math.max(...rgb);
+        if (high - Math.min(...rgb) < 60) continue;
+        const channel = rgb.indexOf(high) as 0 | 1 | 2;
+        coloured[channel] += 1;
       }
-      return { width: canvas.width, height: canvas.height, inked, colours: colours.size };
+      return { width: canvas.width, height: canvas.height, inked, coloured };
     });
 }
 
-/** Checks that the plot in `container` is drawn: a canvas with lines in more than one colour. */
-export async function expectPlotDrawn(container: Locator): Promise<void> {
+/**
+ * Checks that the plot in `container` is drawn: its canvas holds coloured pixels (a series, not
+ * only axes), in at least `series` different hues when several runs are plotted.
+ */
+export async function expectPlotDrawn(container: Locator, series = 1): Promise<void> {
   await container.locator('canvas').first().waitFor();
-  await poll(async () => {
-    const ink = await canvasInk(container);
-    return ink.inked > 0 && ink.colours >= 2;
-  }, 'a drawn canvas').toBe(true);
+  const hues = (ink: CanvasInk) => ink.coloured.filter((count) => count >= 20).length;
+  await poll(
+    async () => hues(await canvasInk(container)),
+    'coloured series on the canvas',
+  ).toBeGreaterThanOrEqual(series);
   const ink = await canvasInk(container);
   expect(ink.width * ink.height).toBeGreaterThan(0);
-  // More than a frame: axes, grid and the series together cover a good part of the plot.
   expect(ink.inked).toBeGreaterThan(200);
 }
 
