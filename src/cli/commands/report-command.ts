@@ -18,7 +18,7 @@ export function registerReport(program: Command): void {
     .addOption(
       new Option(
         '--format <format>',
-        'output: table (default), md (Markdown), json, or html (one self-contained page with the viewer\'s figures and plots)',
+        "output: table (default), md (Markdown), json, or html (one self-contained page with the viewer's figures and plots)",
       ).choices(FORMATS),
     )
     .option('--json', 'print the metrics as JSON (same as --format json)')
