@@ -12,6 +12,8 @@ export interface TurnRecord {
   readonly durationMs: number;
   /** Reward parts of this turn's score, when the env reports them. */
   readonly parts?: Readonly<Record<string, number>>;
+  /** What the scorer saw on this turn: the score's details, JSON-safe and bounded (`boundDetails`). */
+  readonly details?: Readonly<Record<string, unknown>>;
   /** A language-model agent's calls and parse of this turn. */
   readonly llm?: LlmTurn;
 }

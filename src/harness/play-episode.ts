@@ -3,6 +3,7 @@ import { episodeTotals, episodeUsageFields } from '../agents/llm/usage-totals.js
 import type { Action } from '../core/action.js';
 import { formatAction, toAction } from '../core/action.js';
 import type { Env, Observation } from '../core/env.js';
+import { scoredTurnFields } from '../core/run-files/scored-turn-fields.js';
 import type { Task } from '../core/task.js';
 import type { EpisodeRecord } from './episode-record.js';
 
@@ -87,13 +88,13 @@ export async function playEpisode(
     checkAbort();
     const step = await env.step(action);
     observation = step.observation;
-    let parts = step.info.score?.parts;
+    let scored = step.info.score;
     if (step.info.score?.goldCorrupt) goldCorrupt = true;
     scoreLimit = step.info.score?.scoreLimit ?? scoreLimit;
     if (action.type === 'code' && options.scoreEveryTurn) {
       const score = await env.score();
       reward = score.value;
-      parts = score.parts;
+      scored = score;
       if (score.goldCorrupt) goldCorrupt = true;
       scoreLimit = score.scoreLimit ?? scoreLimit;
     } else if (action.type !== 'code') {
@@ -105,7 +106,7 @@ export async function playEpisode(
       reward: action.type === 'code' && !options.scoreEveryTurn ? 0 : reward,
       admissible: step.info.admissible,
       durationMs: step.observation.durationMs,
-      ...(parts ? { parts } : {}),
+      ...scoredTurnFields(scored),
       ...(agentTurn?.llm ? { llm: agentTurn.llm } : {}),
     };
     turns.push(record);
@@ -130,7 +131,7 @@ export async function playEpisode(
       reward,
       admissible: step.info.admissible,
       durationMs: step.observation.durationMs,
-      ...(step.info.score?.parts ? { parts: step.info.score.parts } : {}),
+      ...scoredTurnFields(step.info.score),
     };
     turns.push(record);
     options.onTurn?.(record);

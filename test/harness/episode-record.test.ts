@@ -50,6 +50,27 @@ describe('parseEpisodeRecords', () => {
     expect(episodeLine(records[1]!)).toBe(episodeLine(b));
   });
 
+  it("reads turns with the scorer's details, and older lines without them, alike (version 1)", () => {
+    const base = sampleRecord('a');
+    const details = {
+      goldOutput: '5\n',
+      agentChanges: [{ status: 'A', path: 'x' }],
+      evalChanges: [],
+      diffSame: { files: [], correct: 0, total: 0 },
+    };
+    const withDetails = sampleRecord('b', { turns: [{ ...base.turns[0]!, details }] });
+    const [older, newer] = parseEpisodeRecords(`${oldLine(base)}${episodeLine(withDetails)}`, 'e.jsonl');
+    expect(older).toEqual(base);
+    expect(older!.turns[0]).not.toHaveProperty('details');
+    expect(newer!.turns[0]!.details).toEqual(details);
+    expect(episodeLine(newer!)).toBe(episodeLine(withDetails));
+    expect(JSON.parse(episodeLine(withDetails)).schemaVersion).toBe(1);
+    const bad = { ...withDetails, turns: [{ ...base.turns[0]!, details: ['not', 'an', 'object'] }] };
+    expect(() => parseEpisodeRecords(episodeLine(bad as never), 'e.jsonl')).toThrow(
+      invalid(/^e\.jsonl: line 1 is not a valid episode record: turns\.0\.details: /),
+    );
+  });
+
   it('keeps fields it does not know (a rewrite on resume loses nothing)', () => {
     const line = `${JSON.stringify({ schemaVersion: 1, ...sampleRecord('a'), note: { by: 'hand' } })}\n`;
     const [record] = parseEpisodeRecords(line, 'episodes.jsonl');

@@ -185,6 +185,12 @@ describe('runBenchmark', () => {
     const records = lines(out);
     expect(records.map((r) => r.taskId)).toEqual(dataset.tasks.map((t) => t.id));
     expect(records.slice(0, 3)).toEqual(first.episodes);
+    // The lines read back carry what the scorer saw (task 2's gold writes a file).
+    expect(records[2]!.turns.at(-1)!.details).toMatchObject({
+      goldOutput: '',
+      agentChanges: [{ status: '??', path: 'work2/' }],
+      evalChanges: [{ status: '??', path: 'work2/' }],
+    });
     expect(resumed.episodes.map((r) => r.taskId)).toEqual(dataset.tasks.map((t) => t.id));
     expect(resumed.summary).toMatchObject({
       dataset: 'test/quick',

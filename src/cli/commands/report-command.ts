@@ -4,7 +4,7 @@ import { formatReport, reportJson } from '../../harness/report-format.js';
 import { readRunDirectory } from '../../harness/run-files/read-run-directory.js';
 import { combinedReport, runReport } from '../../harness/run-report.js';
 
-const FORMATS = ['table', 'md', 'json'] as const;
+const FORMATS = ['table', 'md', 'json', 'html'] as const;
 type ReportFormat = (typeof FORMATS)[number];
 
 /** `intercode report <run-dir>…`: the runs' figures beside the paper's (docs/cli/report.md). */
@@ -16,14 +16,22 @@ export function registerReport(program: Command): void {
     )
     .argument('<run-dir...>', 'run directories written by `intercode run`')
     .addOption(
-      new Option('--format <format>', 'output: table (default), md (Markdown) or json').choices(FORMATS),
+      new Option(
+        '--format <format>',
+        "output: table (default), md (Markdown), json, or html (one self-contained page with the viewer's figures and plots)",
+      ).choices(FORMATS),
     )
     .option('--json', 'print the metrics as JSON (same as --format json)')
-    .action((directories: string[], flags: { json?: boolean; format?: ReportFormat }) => {
+    .action(async (directories: string[], flags: { json?: boolean; format?: ReportFormat }) => {
       if (flags.json && flags.format !== undefined && flags.format !== 'json') {
         throw new UsageError(`--json and --format ${flags.format} disagree: pass one of them`);
       }
       const format: ReportFormat = flags.json ? 'json' : (flags.format ?? 'table');
+      if (format === 'html') {
+        const { htmlReport } = await import('../../viewer/html-report.js');
+        process.stdout.write(htmlReport(directories));
+        return;
+      }
       const runs = directories.map(readRunDirectory);
       const reports = runs.map(runReport);
       const combined = runs.length > 1 ? combinedReport(runs) : undefined;

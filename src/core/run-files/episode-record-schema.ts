@@ -63,6 +63,11 @@ export const turnRecordSchema = z.object({
   durationMs: z.number(),
   /** Reward parts of this turn's score, when the env reports them. */
   parts: z.record(z.string(), z.number()).readonly().optional(),
+  /**
+   * What the scorer saw on this turn (the score's `details`, bounded by `boundDetails`): gold
+   * output, file changes, rows, tests; per environment in docs/reference/episodes-jsonl.md.
+   */
+  details: z.record(z.string(), z.unknown()).readonly().optional(),
   /** A language-model agent's calls and parse of this turn. */
   llm: llmTurnSchema.optional(),
 });

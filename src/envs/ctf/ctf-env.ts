@@ -58,17 +58,11 @@ export function ctfEnvironment(options: CtfEnvironmentOptions = {}): DefinedEnvi
       const erratum = erratumOf(task);
       return {
         value: submitted !== '' && submitted.toLowerCase() === gold.trim().toLowerCase() ? 1 : 0,
+        // Never the flag: after a wrong one the episode goes on, and the turn's record (the agent's
+        // history) holds these details.
         details: {
           submitted,
-          ...(erratum
-            ? {
-                erratum: {
-                  gold: erratum.correctedGold,
-                  upstreamGold: erratum.upstreamGold,
-                  source: erratum.source,
-                },
-              }
-            : {}),
+          ...(erratum ? { erratum: { upstreamGold: erratum.upstreamGold, source: erratum.source } } : {}),
         },
       };
     },

@@ -1,5 +1,6 @@
 import type { Score } from '../../core/env.js';
 import type { CodeResult } from './driver-messages.js';
+import { observationText } from './observation-text.js';
 
 /** Upstream's result dict of one test: `{output, error}`, or `{error}` alone when the test raised. */
 export interface TestOutcome {
@@ -15,6 +16,19 @@ export interface TestComparison {
   readonly agrees: boolean;
   /** The agent's run of the test raised nothing (a plain pass). */
   readonly passed: boolean;
+}
+
+/**
+ * What the gold's run of the tests showed, as a session would: each test after `>>> `, then the
+ * observation its run gave (output and error; nothing when it passed silently).
+ */
+export function goldTestsOutput(comparisons: readonly TestComparison[]): string {
+  return comparisons
+    .map(({ test, gold }) => {
+      const seen = observationText(gold, false);
+      return seen === '' ? `>>> ${test}` : `>>> ${test}\n${seen}`;
+    })
+    .join('\n');
 }
 
 export function outcomeOf(result: CodeResult): TestOutcome {
@@ -53,7 +67,13 @@ export function mbppScore(
   return {
     value,
     parts: { agreement: value, passRate: total === 0 ? 0 : passed / total, tests: total },
-    details: { ...details, tests: comparisons, testsAgreeing: agreeing, testsPassed: passed },
+    details: {
+      ...details,
+      tests: comparisons,
+      testsAgreeing: agreeing,
+      testsPassed: passed,
+      goldOutput: goldTestsOutput(comparisons),
+    },
     ...(goldCorrupt ? { goldCorrupt: true } : {}),
   };
 }

@@ -40,6 +40,10 @@ interface GoldResult {
   readonly rows: string[];
   readonly corrupt: boolean;
   readonly error?: string;
+  /** The gold query's outcome, its rows cut to those an observation shows (`goldOutput` is made of it). */
+  readonly outcome?: QueryOutcome;
+  /** The gold's output as the observation of its query would be: made once, at the first score. */
+  output?: string;
 }
 
 function databaseOf(task: Task): string {
@@ -105,11 +109,13 @@ export class SqlEnv implements Env {
       maxRows: Number.POSITIVE_INFINITY,
     });
     if (outcome.kind === 'rows') {
-      return { rows: pyRowStrs(toPythonRows(this.#options.engine.id, outcome)), corrupt: false };
+      const rows = pyRowStrs(toPythonRows(this.#options.engine.id, outcome));
+      const shown = { ...outcome, rows: outcome.rows.slice(0, this.#shownRows) };
+      return { rows, corrupt: false, outcome: shown };
     }
     return outcome.kind === 'error'
-      ? { rows: [], corrupt: true, error: outcome.message }
-      : { rows: [], corrupt: false };
+      ? { rows: [], corrupt: true, error: outcome.message, outcome }
+      : { rows: [], corrupt: false, outcome };
   }
 
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
@@ -186,29 +192,29 @@ export class SqlEnv implements Env {
     };
   }
 
-  #observe(outcome: QueryOutcome): Observation {
-    if (outcome.kind === 'error') {
-      return {
-        text: `Error executing query: ${outcome.message}\n`,
-        durationMs: outcome.durationMs,
-        ...(outcome.timedOut ? { timedOut: true } : {}),
-      };
-    }
+  get #shownRows(): number {
+    return this.#options.shownRows ?? 100;
+  }
+
+  /** The observation text of a query's outcome. */
+  #observationText(outcome: QueryOutcome): string {
+    if (outcome.kind === 'error') return `Error executing query: ${outcome.message}\n`;
     if (outcome.kind === 'ok') {
       const affected = outcome.affectedRows === undefined ? '' : ` (${outcome.affectedRows} rows affected)`;
-      return {
-        text: `Statement executed${affected}; it returned no result set.\n`,
-        durationMs: outcome.durationMs,
-      };
+      return `Statement executed${affected}; it returned no result set.\n`;
     }
+    const { columns, rows, totalRows, totalRowsCapped } = outcome;
+    return renderRows(columns, rows, totalRows, this.#shownRows, totalRowsCapped === true);
+  }
+
+  #observe(outcome: QueryOutcome): Observation {
+    const text = this.#observationText(outcome);
+    if (outcome.kind === 'error') {
+      return { text, durationMs: outcome.durationMs, ...(outcome.timedOut ? { timedOut: true } : {}) };
+    }
+    if (outcome.kind === 'ok') return { text, durationMs: outcome.durationMs };
     return {
-      text: renderRows(
-        outcome.columns,
-        outcome.rows,
-        outcome.totalRows,
-        this.#options.shownRows ?? 100,
-        outcome.totalRowsCapped === true,
-      ),
+      text,
       columns: outcome.columns,
       rows: jsonSafeRows(outcome.rows),
       durationMs: outcome.durationMs,
@@ -222,10 +228,15 @@ export class SqlEnv implements Env {
     const last = this.#last;
     const agentRows = last?.kind === 'rows' ? pyRowStrs(toPythonRows(this.#options.engine.id, last)) : null;
     const reward = sqlReward(agentRows, gold.rows);
+    if (gold.output === undefined && gold.outcome) gold.output = this.#observationText(gold.outcome);
     const score: Score = {
       value: reward.value,
       parts: { ...reward.parts },
-      details: { ...reward.details, ...(gold.error ? { goldError: gold.error } : {}) },
+      details: {
+        ...reward.details,
+        ...(gold.output !== undefined ? { goldOutput: gold.output } : {}),
+        ...(gold.error ? { goldError: gold.error } : {}),
+      },
     };
     return gold.corrupt ? { ...score, goldCorrupt: true } : score;
   }

@@ -62,6 +62,7 @@ function turnExtra(turn: TurnRecordData, index: number): Record<string, unknown>
     admissible: turn.admissible,
     duration_ms: turn.durationMs,
     ...(turn.parts ? { reward_parts: turn.parts } : {}),
+    ...(turn.details ? { score_details: turn.details } : {}),
     ...(turn.llm?.formatError !== undefined ? { format_error: turn.llm.formatError } : {}),
     ...(turn.llm?.thought !== undefined ? { thought: turn.llm.thought } : {}),
     ...(turn.llm?.step !== undefined ? { plan_step: turn.llm.step } : {}),

@@ -1,6 +1,7 @@
 import type { TurnRecord } from '../../agents/agent.js';
 import { type Action, formatAction } from '../../core/action.js';
 import type { ResetInfo, StepResult } from '../../core/env.js';
+import { scoredTurnFields } from '../../core/run-files/scored-turn-fields.js';
 import type { Task } from '../../core/task.js';
 import type { EpisodeRecord } from '../../harness/episode-record.js';
 import { failedEpisodeRecord } from '../../harness/failed-episode-record.js';
@@ -84,7 +85,7 @@ export class EpisodeTracker {
       reward: result.reward,
       admissible: result.info.admissible,
       durationMs: result.observation.durationMs,
-      ...(score?.parts ? { parts: { ...score.parts } } : {}),
+      ...scoredTurnFields(score),
     });
     if (result.terminated || result.truncated) this.#end(result.terminated, result.truncated);
   }

@@ -162,7 +162,12 @@ describe('CTF environment: gold errata', () => {
     const env = await ctfEnv(pico);
     const { info } = await env.reset({ taskId: '15' });
     expect(info.erratum).toMatchObject({ gold: erratum.correctedGold, source: 'upstream issue 25' });
-    expect((await env.step(`submit ${erratum.upstreamGold}`)).reward).toBe(0);
+    const wrong = await env.step(`submit ${erratum.upstreamGold}`);
+    expect(wrong.reward).toBe(0);
+    // The score a wrong flag gets (the agent's history records it) does not give the flag away.
+    expect(JSON.stringify(wrong.info.score)).not.toContain(
+      JSON.stringify(erratum.correctedGold).slice(1, -1),
+    );
     const right = await env.step(`submit ${erratum.correctedGold}`);
     expect(right.reward).toBe(1);
     expect(right.info.score?.details).toMatchObject({ erratum: { upstreamGold: erratum.upstreamGold } });

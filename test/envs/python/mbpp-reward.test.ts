@@ -33,6 +33,12 @@ describe('mbppScore (upstream: share of tests whose result dict equals the gold 
     ).toBe(0.75);
   });
 
+  it("records the gold's run of the tests as a session transcript (goldOutput)", () => {
+    const score = mbppScore(['t1', 't2', 't3'], [pass, pass, pass], [pass, printed, nameError], {}, false);
+    expect(score.details?.goldOutput).toBe(">>> t1\n>>> t2\n3\n>>> t3\nError: name 'f' is not defined");
+    expect(mbppScore([], [], [], {}, false).details?.goldOutput).toBe('');
+  });
+
   it('passes the corrupt flag and the details through; no tests score 0', () => {
     const score = mbppScore(['t'], [pass], [failedAssert], { submittedFunction: 'f' }, true);
     expect(score).toMatchObject({ value: 0, goldCorrupt: true, details: { submittedFunction: 'f' } });

@@ -80,6 +80,15 @@ describe('SqlEnv rewards (Spider dev on SQLite)', () => {
     expect(submitted.info.score).toMatchObject({ value: 1, parts: { iou: 1 } });
     expect(submitted.info.score?.parts?.tau).toBeCloseTo(1, 12);
     expect(submitted.info.score?.goldCorrupt).toBeUndefined();
+    // What the scorer saw: the rows and the gold's output, exactly as the gold query's observation.
+    expect(submitted.info.score?.details).toMatchObject({
+      rule: 'tau-scaled',
+      agentRows: CARTOONS,
+      goldRows: CARTOONS,
+      intersection: CARTOONS,
+      union: CARTOONS,
+      goldOutput: step.observation.text,
+    });
   });
 
   it('gives a partial reward for missing rows: the IoU, unrounded when tau is 1', async () => {
@@ -136,6 +145,8 @@ describe('SqlEnv rewards (Spider dev on SQLite)', () => {
     const rows = await sql.score();
     expect(rows).toMatchObject({ value: 0, goldCorrupt: true });
     expect(rows.details?.goldError).toMatch(/no such table/);
+    // The gold's output is what the agent would have seen running it.
+    expect(rows.details?.goldOutput).toMatch(/^Error executing query: no such table: no_such_table/);
     await sql.step('SELECT Title FROM Cartoon WHERE 1 = 0');
     expect(await sql.score()).toMatchObject({ value: 1, goldCorrupt: true });
     await sql.step('SELECT nope');
@@ -249,6 +260,13 @@ describe('SqlEnv limits', () => {
     const step = await sql.step('SELECT Title FROM Cartoon');
     expect(step.observation.text.trimEnd().split('\n')).toHaveLength(1 + 5 + 1);
     expect(step.observation.text).toMatch(/\(12 rows; 7 not shown\)\n$/);
+    // The gold's output is cut the same way (the gold's own query shows the same text), made once.
+    const same = await sql.step(gold(ORDERED));
+    expect(same.observation.text).toMatch(/\(12 rows; 7 not shown\)\n$/);
+    await sql.step('SELECT 1');
+    const first = await sql.score();
+    expect(first.details?.goldOutput).toBe(same.observation.text);
+    expect((await sql.score()).details?.goldOutput).toBe(first.details?.goldOutput);
   });
 });
 

@@ -156,6 +156,20 @@ describe('episodeTrajectory', () => {
     });
   });
 
+  it("carries a turn's score details in extra.score_details", () => {
+    const details = { goldOutput: '5\n', agentChanges: [], evalChanges: [{ status: 'A', path: 'x' }] };
+    const record = sampleRecord('count');
+    const turns = [{ ...record.turns[0]!, details }];
+    const t = trajectory(
+      { ...record, turns },
+      { runName: 'gold-run', version: '1', agent: 'gold', prefixes: {} },
+    );
+    expect(t.steps[1]!.extra).toMatchObject({ reward_parts: record.turns[0]!.parts, score_details: details });
+    expect(
+      trajectory(record, { runName: 'r', version: '1', agent: 'gold', prefixes: {} }).steps[1]!.extra,
+    ).not.toHaveProperty('score_details');
+  });
+
   it('keeps an episode that failed to play as its task and a note', () => {
     const failed = sampleRecord('lost', {
       turns: [],

@@ -34,7 +34,9 @@ function result(reward: number, end: { terminated?: boolean; truncated?: boolean
     truncated: end.truncated ?? false,
     info: {
       admissible: true,
-      ...(end.terminated ? { score: { value: reward, parts: { rows: reward } } } : {}),
+      ...(end.terminated
+        ? { score: { value: reward, parts: { rows: reward }, details: { goldOutput: 'x'.repeat(20_000) } } }
+        : {}),
     },
   };
 }
@@ -65,6 +67,9 @@ describe('EpisodeTracker', () => {
       ['submit', 1],
     ]);
     expect(ended[0]!.record.turns[1]!.parts).toEqual({ rows: 1 });
+    // What the scorer saw, bounded as a run records it; an unscored turn has none.
+    expect(ended[0]!.record.turns[1]!.details?.goldOutput).toBe(`${'x'.repeat(16_384)}…[cut 3616 bytes]`);
+    expect(ended[0]!.record.turns[0]).not.toHaveProperty('details');
   });
 
   it('records a cut episode as truncated, the turn limit with truncatedBy, and nothing for no step', () => {
