@@ -13,10 +13,17 @@ export interface RecordLine {
   index: number;
   query: string;
   gold?: unknown;
-  turns: { action: string; observation: string; reward: number }[];
+  turns: { action: string; observation: string; reward: number; details?: ScoreDetails }[];
   success: boolean;
   truncated: boolean;
   [field: string]: unknown;
+}
+
+/** What a scored turn's `details` hold that the tests read (docs/reference/episodes-jsonl.md). */
+export interface ScoreDetails {
+  goldOutput?: string | null;
+  agentChanges?: { path: string; status: string }[];
+  evalChanges?: { path: string; status: string }[];
 }
 
 /** The records of a run directory. */
@@ -80,6 +87,19 @@ export function playDemoRuns(cli: CliRunner, dir: string): DemoRuns {
     replay,
   ]);
   return { gold, replay };
+}
+
+/**
+ * demo/bash tasks that change files (a new folder with a file, a file edited, files deleted): the
+ * gold agent's records hold both sides' file changes.
+ */
+export const FILE_TASKS = '17-18,20';
+
+/** Plays the demo/bash tasks `FILE_TASKS` with the gold agent (bwrap sandboxes) into `<dir>/bash-files`. */
+export function playBashFileRun(cli: CliRunner, dir: string): string {
+  const out = join(dir, 'bash-files');
+  run(cli, ['demo/bash', '--agent', 'gold', '--tasks', FILE_TASKS, '--out', out], 240_000);
+  return out;
 }
 
 /** spider/dev has 1,034 tasks: 10 samples each make the large run. */

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { chromiumMissing } from '../support/missing-components.js';
+import { bwrapMissing, chromiumMissing } from '../support/missing-components.js';
 import { describeMissing } from '../support/skip-if-missing.js';
 import { it } from './viewer-browser-fixtures.js';
 import {
@@ -14,7 +14,7 @@ import {
   rowIds,
   runsTableCell,
 } from './viewer-page.js';
-import { copyGrowingRun, type DemoRuns, playDemoRuns, recordsOf } from './viewer-runs.js';
+import { copyGrowingRun, type DemoRuns, playBashFileRun, playDemoRuns, recordsOf } from './viewer-runs.js';
 
 // The viewer's page in headless Chromium (Debian's, through playwright-core) on two demo/sql runs
 // written by the CLI: the gold agent, and a replay that fails, solves late or runs out of turns on
@@ -198,6 +198,42 @@ else
       await byTestId(page, 'episode-list').waitFor();
       await poll(() => hashOf(page)).toMatch(/^#\/runs\/1\/episodes\?.*status=solved/);
       expect(await byTestId(page, 'episode-view').count()).toBe(0);
+    });
+
+    it("shows the gold's output beside the agent's, and a Bash run's file changes as a diff", {
+      timeout: 300_000,
+    }, async ({ cli, tempDir, needs, view, viewerPage: { page }, screenshot }) => {
+      // SQL: the gold query's output, recorded in the scored turn's details.
+      const gold = recordsOf(runs.gold);
+      const sqlId = gold.findIndex((record) =>
+        (record.turns.at(-1)?.details?.goldOutput ?? '').includes('\n'),
+      );
+      expect(sqlId).toBeGreaterThanOrEqual(0);
+      const goldOutput = gold[sqlId]!.turns.at(-1)!.details!.goldOutput!;
+      const viewer = await view([runs.gold]);
+      await page.goto(`${viewer.url}#/runs/0/episodes/${sqlId}`);
+      await byTestId(page, 'episode-view').waitFor();
+      expect(await byTestId(page, 'gold-output').textContent()).toContain(goldOutput.split('\n')[0]!);
+      expect(await byTestId(page, 'agent-output').textContent()).toContain(goldOutput.split('\n')[0]!);
+      expect(await byTestId(page, 'file-diff').count()).toBe(0);
+
+      needs(await bwrapMissing());
+      const bash = playBashFileRun(cli, tempDir('viewer-bash'));
+      const records = recordsOf(bash);
+      const bashViewer = await view([bash]);
+      for (const [id, record] of records.entries()) {
+        const details = record.turns.at(-1)!.details!;
+        const paths = [...(details.agentChanges ?? []), ...(details.evalChanges ?? [])].map(
+          (change) => change.path,
+        );
+        expect(paths.length, record.taskId).toBeGreaterThan(0);
+        await page.goto(`${bashViewer.url}#/runs/0/episodes/${id}`);
+        const diff = byTestId(page, 'file-diff');
+        await diff.waitFor();
+        const text = (await diff.textContent()) ?? '';
+        for (const path of paths) expect(text).toContain(`/${path}`);
+        if (id === 0) await screenshot('episode-file-diff', page);
+      }
     });
 
     it('deep links: an episode URL and a filtered list URL load directly', async ({
