@@ -32,9 +32,11 @@ interface PageGlobals {
   readonly document: { querySelectorAll(selector: string): ArrayLike<DomNode> };
 }
 
+// The suite's timeout is a bound for a hung test only, generous for a loaded machine (two files at once on
+// 2 cores); nothing here is timed against a limit.
 if (noChromium) describeMissing(TITLE, noChromium);
 else
-  describe(TITLE, () => {
+  describe(TITLE, { timeout: 180_000 }, () => {
     let hostile: HostileRun;
     let gold: string;
     it.beforeAll(({ cli, fileTempDir }) => {

@@ -55,9 +55,11 @@ function describeSamples(renders: readonly Render[]): string {
 const TITLE = 'intercode view on 10,340 episodes in headless Chromium';
 const noChromium = chromiumMissing();
 
+// The suite's timeout is a bound for a hung test only, generous for a loaded machine (two files at once on
+// 2 cores); nothing here is timed against a limit.
 if (noChromium) describeMissing(TITLE, noChromium);
 else
-  describe(TITLE, () => {
+  describe(TITLE, { timeout: 180_000 }, () => {
     let big: string;
     it.beforeAll(({ cli, fileTempDir }) => {
       big = playBigRun(cli, fileTempDir('viewer-large'));

@@ -23,9 +23,11 @@ import { copyGrowingRun, type DemoRuns, playBashFileRun, playDemoRuns, recordsOf
 const TITLE = 'intercode view in headless Chromium';
 const noChromium = chromiumMissing();
 
+// The suite's timeout is a bound for a hung test only, generous for a loaded machine (two files at once on
+// 2 cores); nothing here is timed against a limit.
 if (noChromium) describeMissing(TITLE, noChromium);
 else
-  describe(TITLE, () => {
+  describe(TITLE, { timeout: 180_000 }, () => {
     let runs: DemoRuns;
     it.beforeAll(({ cli, fileTempDir }) => {
       runs = playDemoRuns(cli, fileTempDir('viewer-runs'));
