@@ -9,6 +9,8 @@ import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
+import { episodeLine } from '../src/harness/episode-record.js';
+import { sampleRecord } from './harness/sample-records.js';
 import { expectEverySolved } from './support/expect-every-solved.js';
 import { it } from './support/fixtures.js';
 import { jsonLines } from './support/json-lines.js';
@@ -80,6 +82,26 @@ describe('the npm package', () => {
     // Only what a user needs: no sources or tests.
     expect(existsSync(join(app, 'node_modules/intercode/src'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/intercode/test'))).toBe(false);
+  });
+
+  it("ships the viewer's built page: report --format html through the installed CLI draws it", ({
+    tempDir,
+  }) => {
+    for (const file of ['index.html', 'app.js', 'app.css']) {
+      expect(existsSync(join(app, 'node_modules/intercode/dist/viewer/assets', file))).toBe(true);
+    }
+    const run = tempDir('run');
+    writeFileSync(join(run, 'episodes.jsonl'), episodeLine(sampleRecord('packaged')));
+    const report = ran(
+      'npx intercode report --format html',
+      spawnSync('npx', ['--no', 'intercode', 'report', run, '--format', 'html'], {
+        cwd: app,
+        encoding: 'utf8',
+        env: cleanEnv({ INTERCODE_DEBUG: '' }),
+      }),
+    );
+    expect(report.stdout.startsWith('<!doctype html>')).toBe(true);
+    expect(report.stdout.includes('<script type="module">')).toBe(true);
   });
 
   it.for([

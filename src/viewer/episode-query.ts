@@ -59,10 +59,11 @@ function outcome(row: EpisodeRow): boolean | undefined {
   return row.status === 'error' ? undefined : row.status === 'solved';
 }
 
+/** Task ids in natural order (`task-2` before `task-10`); one collator, not one per comparison. */
+const TASK_ORDER = new Intl.Collator('en', { numeric: true });
+
 function compareRows(key: SortKey): (a: EpisodeRow, b: EpisodeRow) => number {
-  if (key === 'taskId') {
-    return (a, b) => a.taskId.localeCompare(b.taskId, 'en', { numeric: true }) || a.sample - b.sample;
-  }
+  if (key === 'taskId') return (a, b) => TASK_ORDER.compare(a.taskId, b.taskId) || a.sample - b.sample;
   return (a, b) => (a[key] ?? 0) - (b[key] ?? 0) || a.id - b.id;
 }
 

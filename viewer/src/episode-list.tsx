@@ -16,7 +16,7 @@ interface ListProps {
   readonly run: RunInfo;
   readonly query: EpisodeQuery;
   readonly onQuery: (query: EpisodeQuery) => void;
-  /** Rows are fetched again when it changes (new episodes arrived). */
+  /** The pages on hand are fetched again when it changes (new episodes arrived). */
   readonly version: number;
 }
 
@@ -41,16 +41,31 @@ export function EpisodeList(props: ListProps) {
   const [text, setText] = useState(query.text ?? '');
   const scroller = useRef<HTMLDivElement>(null);
   const loading = useRef(new Set<number>());
-  const key = JSON.stringify([run.id, query, props.version]);
+  const key = JSON.stringify([run.id, query]);
+  /** The list the answers in flight are for: an answer for an older one is dropped. */
+  const current = useRef(key);
+  current.current = key;
+  const loaded = useRef(pages);
+  loaded.current = pages;
 
-  // A new query (or new episodes): start again from the first page.
+  // A new query: start again from the first page.
   useEffect(() => {
     loading.current = new Set();
     setPages(new Map());
+    setTotal(undefined);
     setError('');
     setText(query.text ?? '');
     load(0, true);
   }, [key]);
+
+  // New episodes: the pages on hand are fetched again and replaced as they arrive (no flicker).
+  const firstVersion = useRef(props.version);
+  useEffect(() => {
+    if (props.version === firstVersion.current) return;
+    loading.current = new Set();
+    const held = [...loaded.current.keys()];
+    for (const page of held.length > 0 ? held : [0]) load(page);
+  }, [props.version]);
 
   useEffect(() => {
     const element = scroller.current;
@@ -67,7 +82,7 @@ export function EpisodeList(props: ListProps) {
     const started = key;
     fetchEpisodes(run.id, query, page * PAGE, PAGE)
       .then((result) => {
-        if (started !== key) return;
+        if (started !== current.current) return;
         setTotal(result.total);
         setGroups(result.groups);
         setPages((old) => new Map(first ? [] : old).set(page, result.rows));

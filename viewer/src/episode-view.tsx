@@ -140,7 +140,7 @@ export function EpisodeView(props: EpisodeProps) {
           <TextBlock
             text={goldOutput === undefined ? '' : goldText(goldOutput)}
             testId="gold-output"
-            empty="(not recorded)"
+            empty={goldOutput === undefined ? '(not recorded)' : '(empty)'}
           />
         </div>
         <div>

@@ -1,5 +1,6 @@
 import type { ChatMessageData, TurnRecordData } from '../../src/core/run-files/episode-record-schema.js';
 import { cost, duration, number } from './format.js';
+import { ScoreDetails } from './score-details.js';
 import { TextBlock } from './text-block.js';
 
 /** A turn of a record, with the score details newer runs record. */
@@ -80,12 +81,7 @@ export function TurnView(props: TurnProps) {
           </tbody>
         </table>
       ) : null}
-      {turn.details ? (
-        <details class="details">
-          <summary>what the scorer saw</summary>
-          <TextBlock text={JSON.stringify(turn.details, null, 2)} />
-        </details>
-      ) : null}
+      {turn.details ? <ScoreDetails details={turn.details} /> : null}
     </article>
   );
 }
