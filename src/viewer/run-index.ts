@@ -21,8 +21,8 @@ export interface IndexedEpisode {
 
 /** How many skipped lines keep their reason (the count goes on). */
 const SKIPPED_KEPT = 20;
-/** Bytes read at a time when new lines arrive. */
-const CHUNK = 4 * 1024 * 1024;
+/** Bytes read at a time when new lines arrive (a whole run's file at once, up to this). */
+const CHUNK = 64 * 1024 * 1024;
 /** Characters of a query a list row carries. */
 const ROW_QUERY = 240;
 
@@ -138,7 +138,8 @@ export class RunIndex {
           start = end + 1;
           grew = true;
         }
-        pending = Buffer.from(data.subarray(start));
+        // Only a line cut by the chunk's end is copied, to be joined with the next chunk.
+        pending = start < data.length ? Buffer.from(data.subarray(start)) : Buffer.alloc(0);
       }
       const torn = pending.length > 0 && pending.toString('utf8').trim() !== '';
       if (torn !== this.#tornTail) grew = true;

@@ -108,8 +108,11 @@ export function EpisodeList(props: ListProps) {
     return rows;
   }, [firstRow, lastRow, pages]);
 
+  // The query of the latest render: a search applied after a pause must not bring back an older one.
+  const latestQuery = useRef(query);
+  latestQuery.current = query;
   const set = (change: Partial<EpisodeQuery>) => {
-    const next: Record<string, unknown> = { ...query, ...change };
+    const next: Record<string, unknown> = { ...latestQuery.current, ...change };
     for (const name of Object.keys(next))
       if (next[name] === undefined || next[name] === '') delete next[name];
     props.onQuery(next as EpisodeQuery);
@@ -118,7 +121,9 @@ export function EpisodeList(props: ListProps) {
   // Text search applies on Enter, or once typing stops for a moment.
   useEffect(() => {
     if (text === (query.text ?? '')) return undefined;
-    const timer = setTimeout(() => set({ text: text || undefined }), 400);
+    const timer = setTimeout(() => {
+      if (text !== (latestQuery.current.text ?? '')) set({ text: text || undefined });
+    }, 400);
     return () => clearTimeout(timer);
   }, [text]);
 

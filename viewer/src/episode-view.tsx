@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EpisodeNeighbours, EpisodeQuery } from '../../src/viewer/viewer-api.js';
 import { type EpisodeResponse, fetchEpisode, fetchNeighbours } from './api.js';
 import { type FileChange, FileDiff } from './file-diff.js';
@@ -35,19 +35,41 @@ export function EpisodeView(props: EpisodeProps) {
   const [error, setError] = useState('');
   const [current, setCurrent] = useState(0);
 
+  /** A next/previous asked for before the episode's place in the list was known: done when it is. */
+  const pending = useRef<'next' | 'previous' | null>(null);
+
   useEffect(() => {
     setData(undefined);
+    setAround(undefined);
     setCurrent(0);
+    let stale = false;
     fetchEpisode(props.run, props.episode)
       .then((response) => {
+        if (stale) return;
         setData(response);
         markFirstRender();
       })
       .catch((reason: Error) => setError(reason.message));
     fetchNeighbours(props.run, props.query, props.episode)
-      .then(setAround)
-      .catch(() => setAround(undefined));
+      .then((neighbours) => !stale && setAround(neighbours))
+      .catch(() => undefined);
+    return () => {
+      stale = true;
+    };
   }, [props.run, props.episode, JSON.stringify(props.query)]);
+
+  const go = (direction: 'next' | 'previous') => {
+    if (around === undefined) {
+      pending.current = direction;
+      return;
+    }
+    pending.current = null;
+    const target = around[direction];
+    if (target !== null) props.onOpen(target);
+  };
+  useEffect(() => {
+    if (around !== undefined && pending.current !== null) go(pending.current);
+  }, [around]);
 
   const turns = (data?.record.turns ?? []) as readonly Turn[];
   useEffect(() => {
@@ -57,8 +79,8 @@ export function EpisodeView(props: EpisodeProps) {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === 'j') setCurrent((turn) => Math.min(turn + 1, Math.max(turns.length - 1, 0)));
       else if (event.key === 'k') setCurrent((turn) => Math.max(turn - 1, 0));
-      else if (event.key === 'n' && around?.next != null) props.onOpen(around.next);
-      else if (event.key === 'p' && around?.previous != null) props.onOpen(around.previous);
+      else if (event.key === 'n') go('next');
+      else if (event.key === 'p') go('previous');
       else if (event.key === 'Escape') props.onBack();
       else return;
       event.preventDefault();
@@ -92,20 +114,10 @@ export function EpisodeView(props: EpisodeProps) {
         <button type="button" onClick={props.onBack} title="Escape">
           ← list
         </button>
-        <button
-          type="button"
-          disabled={around?.previous == null}
-          onClick={() => around?.previous != null && props.onOpen(around.previous)}
-          title="p"
-        >
+        <button type="button" disabled={around?.previous == null} onClick={() => go('previous')} title="p">
           ↑ previous
         </button>
-        <button
-          type="button"
-          disabled={around?.next == null}
-          onClick={() => around?.next != null && props.onOpen(around.next)}
-          title="n"
-        >
+        <button type="button" disabled={around?.next == null} onClick={() => go('next')} title="n">
           ↓ next
         </button>
         <span class="position">

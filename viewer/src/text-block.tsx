@@ -3,15 +3,30 @@ import { useState } from 'preact/hooks';
 /** Characters shown before "show all" on a long text. */
 const SHOWN = 20_000;
 
+/** Control characters other than new line and tab (and DEL). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is found.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
 /**
- * A text as the run holds it, made visible: control characters other than new line and tab are
- * shown as their Unicode pictures (an ANSI escape `ESC[31m` reads `␛[31m`), never interpreted.
+ * A text as the run holds it, made visible: each control character other than new line and tab is
+ * a marked `\xNN` (an ANSI escape `ESC[31m` reads `\x1b[31m`), never interpreted by the page.
  */
-export function visibleText(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced.
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (char) =>
-    char === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + char.charCodeAt(0)),
-  );
+export function visibleText(text: string): (string | preact.JSX.Element)[] {
+  const parts: (string | preact.JSX.Element)[] = [];
+  let last = 0;
+  for (const match of text.matchAll(CONTROL)) {
+    const at = match.index;
+    if (at > last) parts.push(text.slice(last, at));
+    const code = match[0].charCodeAt(0).toString(16).padStart(2, '0');
+    parts.push(
+      <span class="control" title={`control character U+00${code.toUpperCase()}`}>
+        \x{code}
+      </span>,
+    );
+    last = at + 1;
+  }
+  if (last < text.length) parts.push(text.slice(last));
+  return parts;
 }
 
 /** A pre-formatted text block; a long one shows its start and a button for the rest. */
