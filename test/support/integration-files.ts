@@ -102,4 +102,5 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/viewer/viewer.browser.test.ts',
   'test/viewer/viewer-hostile.browser.test.ts',
   'test/viewer/viewer-large.browser.test.ts',
+  'test/viewer/viewer-llm.browser.test.ts',
 ];
