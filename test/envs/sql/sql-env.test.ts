@@ -263,6 +263,17 @@ describe('SqlEnv episode protocol', () => {
     expect(hinted.observation.text).toMatch(/- Cartoon: id, Title, Directed_by/);
   });
 
+  it('gives the schema hint in the reset info like a plain field: listed, serialised, copied', async () => {
+    const { info } = await env().reset({ index: ORDERED });
+    const hint = info.schemaHint;
+    expect(hint).toMatch(/^Tables of this database and their columns:\n- /);
+    expect(Object.keys(info)).toContain('schemaHint');
+    expect(JSON.parse(JSON.stringify(info)).schemaHint).toBe(hint);
+    expect(structuredClone(info).schemaHint).toBe(hint);
+    expect({ ...info }.schemaHint).toBe(hint);
+    expect(info.schemaHint).toBe(hint);
+  });
+
   it('skip ends the episode with reward 0; submit ends it with the score', async () => {
     const sql = env();
     await sql.reset({ index: ORDERED });
