@@ -216,7 +216,7 @@ export class SqlEnv implements Env {
         durationMs: outcome.durationMs,
       };
     }
-    return {
+    const observation: Observation = {
       text: renderRows(
         outcome.columns,
         outcome.rows,
@@ -225,10 +225,20 @@ export class SqlEnv implements Env {
         outcome.totalRowsCapped === true,
       ),
       columns: outcome.columns,
-      rows: jsonSafeRows(outcome.rows),
       durationMs: outcome.durationMs,
       ...(outcome.truncated ? { truncated: { originalRows: outcome.totalRows } } : {}),
     };
+    // The JSON-safe copy of the rows is made when first read (a run's loop reads only the text).
+    let rows: unknown[][] | undefined;
+    Object.defineProperty(observation, 'rows', {
+      get: () => {
+        rows ??= jsonSafeRows(outcome.rows);
+        return rows;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    return observation;
   }
 
   async score(): Promise<Score> {
