@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { COMPAT_MODES, type Compat } from '../envs/env-definition.js';
 import type { RunConfig } from '../harness/run-config.js';
-import { createProviderRegistry } from '../sandbox/provider-registry.js';
+import { SANDBOX_BACKENDS } from '../sandbox/backend-names.js';
 import { SQL_ENGINES, type SqlEngineName } from '../sql/engine/sql-engine-name.js';
 
 /** Parses a positive number option, naming the option in the error. */
@@ -57,9 +57,7 @@ export function listOf<T extends string>(option: string, choices: readonly T[]):
 
 /** The sandbox backends' names, for `.choices()`. */
 export function backendNames(): string[] {
-  return createProviderRegistry()
-    .list()
-    .map((entry) => entry.id);
+  return [...SANDBOX_BACKENDS];
 }
 
 /** `--backend`: no default value here, so that a command can tell whether it was given. */

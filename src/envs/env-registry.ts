@@ -1,12 +1,10 @@
 import type { Env } from '../core/env.js';
 import { Registry } from '../core/registry.js';
 import type { Task } from '../core/task.js';
-import { BashEnv } from './bash/bash-env.js';
 import { ctfEnvironment } from './ctf/ctf-env.js';
 import type { DefinedEnvironment } from './define-environment.js';
 import type { EnvDefinition, SandboxEnvDefinition, SqlEnvDefinition } from './env-definition.js';
 import { referenceFunctionName } from './python/function-names.js';
-import { PythonEnv } from './python/python-env.js';
 import type { SandboxEnvOptions } from './sandbox-env-options.js';
 import { openSqlEnvs } from './sql/open-sql-envs.js';
 
@@ -15,9 +13,15 @@ function goldText(task: Task, separator: string): string {
   return typeof task.gold === 'string' ? task.gold : task.gold.join(separator);
 }
 
-/** Opens an env that runs in sandboxes and shares nothing between episodes but the run's options. */
-function openSandboxEnvs(make: (options: SandboxEnvOptions) => Env): SandboxEnvDefinition['open'] {
+/**
+ * Opens an env that runs in sandboxes and shares nothing between episodes but the run's options;
+ * `load` gives its constructor (its module loads only for a run of it).
+ */
+function openSandboxEnvs(
+  load: () => Promise<(options: SandboxEnvOptions) => Env>,
+): SandboxEnvDefinition['open'] {
   return async ({ dataset, config, actionTimeoutMs }) => {
+    const make = await load();
     const options: SandboxEnvOptions = {
       dataset,
       provider: config.provider,
@@ -34,7 +38,10 @@ function openSandboxEnvs(make: (options: SandboxEnvOptions) => Env): SandboxEnvD
 const bash: SandboxEnvDefinition = {
   kind: 'sandbox',
   supportsCompat: true,
-  open: openSandboxEnvs((options) => new BashEnv(options)),
+  open: openSandboxEnvs(async () => {
+    const { BashEnv } = await import('./bash/bash-env.js');
+    return (options) => new BashEnv(options);
+  }),
   goldActions: (task) => [goldText(task, ';')],
 };
 
@@ -48,7 +55,10 @@ const python: SandboxEnvDefinition = {
   kind: 'sandbox',
   supportsCompat: true,
   tools: [{ command: 'python3', debianPackage: 'python3' }],
-  open: openSandboxEnvs((options) => new PythonEnv(options)),
+  open: openSandboxEnvs(async () => {
+    const { PythonEnv } = await import('./python/python-env.js');
+    return (options) => new PythonEnv(options);
+  }),
   // The gold code, then `submit <its function>`. A gold that does not start with `def ` gets a
   // leading `import builtins`: upstream's print-wrapping rule exempts code with an `import` but not
   // with `from … import`, and would wrap five MBPP golds in `print(…)`.

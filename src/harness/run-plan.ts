@@ -6,8 +6,7 @@ import type { DatasetSpec } from '../datasets/dataset-spec.js';
 import { type DatasetLocation, locateDataset } from '../datasets/resolve-dataset.js';
 import type { EnvDefinition, EnvFactory } from '../envs/env-definition.js';
 import { createEnvRegistry } from '../envs/env-registry.js';
-import { DETERMINISTIC_CLOCK_MS } from '../sandbox/deterministic-clock.js';
-import { createProviderRegistry, type SandboxProviderFactory } from '../sandbox/provider-registry.js';
+import type { SandboxProviderFactory } from '../sandbox/provider-registry.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { resolveEnvOption } from './resolve-env-option.js';
 import { checkRunConfigApplies, checkRunConfigValues, type RunConfig } from './run-config.js';
@@ -103,7 +102,10 @@ export class RunPlan {
     checkRunConfigApplies(config, location.env, definition);
     if (definition.kind === 'sql') return new RunPlan(config, location, definition, undefined, undefined);
     const backend = config.sandbox?.backend ?? 'bwrap';
-    const factory = (registries.providers ?? createProviderRegistry()).get(backend);
+    // The backends load only for a run that uses one (a SQL run does not).
+    const providers =
+      registries.providers ?? (await import('../sandbox/provider-registry.js')).createProviderRegistry();
+    const factory = providers.get(backend);
     const image = config.sandbox?.image ?? definition.image;
     // Providers allocate nothing until their first sandbox: this one only checks the image name
     // and whether it has the library that pins the clock.
@@ -164,6 +166,7 @@ export class RunPlan {
     const provider = this.#provider!();
     let factory: EnvFactory;
     try {
+      const { DETERMINISTIC_CLOCK_MS } = await import('../sandbox/deterministic-clock.js');
       await checkProvider(provider, this.backend!);
       const sandbox = this.config.sandbox ?? {};
       const image = sandbox.image ?? definition.image;

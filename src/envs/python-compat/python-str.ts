@@ -4,6 +4,9 @@
  */
 const NON_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
 
+/** Printable ASCII without a backslash: its repr needs no escape but the quote's. */
+const PLAIN_ASCII = /^[\x20-\x5b\x5d-\x7e]*$/;
+
 export const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
 
 /** The quote Python picks for a str/bytes repr: `'` unless the text has `'` and no `"`. */
@@ -17,6 +20,12 @@ export function chooseQuote(hasSingle: boolean, hasDouble: boolean): string {
  * kept when printable and otherwise escaped as `\xNN` (up to U+00FF), `\uNNNN` or `\UNNNNNNNN`.
  */
 export function pyStrRepr(text: string): string {
+  // Most database text is printable ASCII without a backslash: it is only quoted. The checks pick
+  // the quote exactly as below (no escapes are needed: no backslash, no control characters).
+  if (PLAIN_ASCII.test(text)) {
+    if (!text.includes("'")) return `'${text}'`;
+    if (!text.includes('"')) return `"${text}"`;
+  }
   const quote = chooseQuote(text.includes("'"), text.includes('"'));
   let out = quote;
   for (const ch of text) {

@@ -17,8 +17,23 @@ import {
  * types use them; otherwise the JS type decides.
  */
 export function toPythonRows(engine: SqlEngineId, outcome: RowsOutcome): PyValue[][] {
+  // SQLite's values are Python's already (bigint, number, string, null) but for bytes: such rows are
+  // used as they are, which is what `toPython` would copy them into.
+  if (engine === 'sqlite') {
+    return outcome.rows.map((row) =>
+      row.every(isPythonAlready)
+        ? (row as PyValue[])
+        : row.map((value) => toPython(engine, value, undefined)),
+    );
+  }
   const types = (outcome as RowsOutcome & { columnTypes?: readonly string[] }).columnTypes;
   return outcome.rows.map((row) => row.map((value, column) => toPython(engine, value, types?.[column])));
+}
+
+/** A value `toPython` returns unchanged for SQLite. */
+function isPythonAlready(value: unknown): boolean {
+  const type = typeof value;
+  return value === null || type === 'bigint' || type === 'number' || type === 'string';
 }
 
 function toPython(engine: SqlEngineId, value: unknown, columnType: string | undefined): PyValue {

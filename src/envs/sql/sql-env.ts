@@ -54,6 +54,12 @@ function databaseOf(task: Task): string {
   return db;
 }
 
+/** The task lists its database's tables: its reset info has a schema hint. */
+function hasTables(task: Task): boolean {
+  const tables = task.meta.db_tables;
+  return typeof tables === 'object' && tables !== null && Object.keys(tables).length > 0;
+}
+
 function goldQuery(task: Task): string | undefined {
   if (task.gold === undefined) return undefined;
   return typeof task.gold === 'string' ? task.gold : task.gold.join(' ');
@@ -145,20 +151,29 @@ export class SqlEnv implements Env {
     this.#gold = gold;
     this.#task = task;
     this.#last = undefined;
-    const hint = schemaHint(task);
-    const text = this.#options.handicap && hint ? `${task.query}\n\n${hint}` : task.query;
-    return {
-      observation: { text, durationMs: performance.now() - started },
-      info: {
-        taskId: task.id,
-        index: task.index,
-        query: task.query,
-        gold: task.gold,
-        group: task.group,
-        database,
-        ...(hint ? { schemaHint: hint } : {}),
-      },
+    const handicapHint = this.#options.handicap ? schemaHint(task) : undefined;
+    const text = handicapHint ? `${task.query}\n\n${handicapHint}` : task.query;
+    const info: ResetInfo = {
+      taskId: task.id,
+      index: task.index,
+      query: task.query,
+      gold: task.gold,
+      group: task.group,
+      database,
     };
+    if (hasTables(task)) {
+      // Written when first read (most runs never read it), then kept.
+      let hint: string | undefined;
+      Object.defineProperty(info, 'schemaHint', {
+        get: () => {
+          hint ??= schemaHint(task);
+          return hint;
+        },
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    return { observation: { text, durationMs: performance.now() - started }, info };
   }
 
   #require(): Task {
@@ -213,13 +228,23 @@ export class SqlEnv implements Env {
       return { text, durationMs: outcome.durationMs, ...(outcome.timedOut ? { timedOut: true } : {}) };
     }
     if (outcome.kind === 'ok') return { text, durationMs: outcome.durationMs };
-    return {
+    const observation: Observation = {
       text,
       columns: outcome.columns,
-      rows: jsonSafeRows(outcome.rows),
       durationMs: outcome.durationMs,
       ...(outcome.truncated ? { truncated: { originalRows: outcome.totalRows } } : {}),
     };
+    // The JSON-safe copy of the rows is made when first read (a run's loop reads only the text).
+    let rows: unknown[][] | undefined;
+    Object.defineProperty(observation, 'rows', {
+      get: () => {
+        rows ??= jsonSafeRows(outcome.rows);
+        return rows;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    return observation;
   }
 
   async score(): Promise<Score> {

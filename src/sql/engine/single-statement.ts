@@ -13,6 +13,28 @@ export type SingleStatement =
  * so that an action can never run half of its statements.
  */
 export function singleStatement(sql: string, dialect: SqlDialect): SingleStatement {
+  if (sql.length > RECENT_MAX_CHARS) return check(sql, dialect);
+  const key = `${dialect}\0${sql}`;
+  const known = recent.get(key);
+  if (known !== undefined) return known;
+  const result = check(sql, dialect);
+  if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value as string);
+  recent.set(key, result);
+  return result;
+}
+
+/** Verdicts kept (a few per concurrent episode), of queries up to this long. */
+const RECENT_LIMIT = 16;
+const RECENT_MAX_CHARS = 8192;
+
+/**
+ * The last queries checked and their verdicts (read-only, so they can be shared), oldest first: an
+ * episode checks the same text twice when the agent's query is the gold's (its gold run, then the
+ * agent's), with other episodes' checks in between.
+ */
+const recent = new Map<string, SingleStatement>();
+
+function check(sql: string, dialect: SqlDialect): SingleStatement {
   const statements = splitStatements(sql, dialect);
   const [statement] = statements;
   if (!statement)

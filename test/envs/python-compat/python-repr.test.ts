@@ -112,6 +112,17 @@ describe('pyStrRepr', () => {
     expect(pyStrRepr('\ud800')).toBe("'\\ud800'"); // a lone surrogate
   });
 
+  it('quotes every printable ASCII character as itself, beside either quote', () => {
+    for (let code = 0x20; code < 0x7f; code += 1) {
+      const c = String.fromCharCode(code);
+      if (c === '\\' || c === "'" || c === '"') continue;
+      expect(pyStrRepr(`a${c}b`)).toBe(`'a${c}b'`);
+      expect(pyStrRepr(`'${c}`)).toBe(`"'${c}"`);
+      expect(pyStrRepr(`"${c}`)).toBe(`'"${c}'`);
+      expect(pyStrRepr(`'"${c}\\`)).toBe(`'\\'"${c}\\\\'`);
+    }
+  });
+
   it('keeps printable non-ASCII text', () => {
     expect(pyStrRepr('Séti')).toBe("'Séti'");
     expect(pyStrRepr('Xi´an')).toBe("'Xi´an'");

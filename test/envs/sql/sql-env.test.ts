@@ -281,6 +281,30 @@ describe('SqlEnv episode protocol', () => {
     expect(hinted.observation.text).toMatch(/- Cartoon: id, Title, Directed_by/);
   });
 
+  it("gives a result's rows in the observation like a plain field: JSON-safe, listed, serialised, copied", async () => {
+    const sql = env();
+    await sql.reset({ index: ORDERED });
+    const { observation } = await sql.step("SELECT count(*), 'x', 1.5, NULL, X'0aff' FROM Cartoon");
+    const expected = [[CARTOONS, 'x', 1.5, null, '0x0aff']];
+    expect(observation.rows).toEqual(expected);
+    expect(observation.rows).toBe(observation.rows);
+    expect(Object.keys(observation)).toContain('rows');
+    expect(JSON.parse(JSON.stringify(observation)).rows).toEqual(expected);
+    expect(structuredClone(observation).rows).toEqual(expected);
+    expect({ ...observation }.rows).toEqual(expected);
+  });
+
+  it('gives the schema hint in the reset info like a plain field: listed, serialised, copied', async () => {
+    const { info } = await env().reset({ index: ORDERED });
+    const hint = info.schemaHint;
+    expect(hint).toMatch(/^Tables of this database and their columns:\n- /);
+    expect(Object.keys(info)).toContain('schemaHint');
+    expect(JSON.parse(JSON.stringify(info)).schemaHint).toBe(hint);
+    expect(structuredClone(info).schemaHint).toBe(hint);
+    expect({ ...info }.schemaHint).toBe(hint);
+    expect(info.schemaHint).toBe(hint);
+  });
+
   it('skip ends the episode with reward 0; submit ends it with the score', async () => {
     const sql = env();
     await sql.reset({ index: ORDERED });

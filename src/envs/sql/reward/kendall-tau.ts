@@ -147,6 +147,17 @@ export function kendallTauCounts(x: readonly string[], y: readonly string[]): Ke
   };
 }
 
+/**
+ * {@link kendallTauCounts} of a sequence against itself, from the sizes of its groups of equal
+ * items (any order): every pair tied in x is tied in y and the other pairs are concordant, so
+ * `xtie = ytie = ntie` and `dis = 0`, the very integers the general count finds, without its sorts.
+ */
+export function kendallTauCountsOfSelf(n: number, groupSizes: Iterable<number>): KendallTauCounts {
+  let ties = 0;
+  for (const c of groupSizes) ties += (c * (c - 1)) / 2;
+  return { n, tot: (n * (n - 1)) / 2, xtie: ties, ytie: ties, ntie: ties, dis: 0 };
+}
+
 /** tau-b from its pair counts, in scipy's floating-point order; NaN when undefined. */
 export function kendallTauFromCounts({ tot, xtie, ytie, ntie, dis }: KendallTauCounts): number {
   if (xtie === tot || ytie === tot) return Number.NaN;

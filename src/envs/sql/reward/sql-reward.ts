@@ -25,7 +25,7 @@
 
 import { type PyTuple, type PyValue, pyRowStr } from '../../python-compat/python-repr.js';
 import { pythonRound } from '../../python-compat/python-round.js';
-import { kendallTauB } from './kendall-tau.js';
+import { kendallTauB, kendallTauCountsOfSelf, kendallTauFromCounts } from './kendall-tau.js';
 
 /** Which rule of the module comment produced the value. */
 export type SqlRewardRule =
@@ -88,6 +88,12 @@ function sharedInOrder(rows: readonly string[], shared: ReadonlyMap<string, numb
   return out;
 }
 
+function sameSequence(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * The reward for the agent's result rows against the gold's, both given as `str(row)` strings (see
  * `pyRowStr`); `null` for an observation that is not a result set. See the module comment.
@@ -127,7 +133,11 @@ export function sqlReward(agent: readonly string[] | null, gold: readonly string
   const iou = intersection / union;
   if (intersection === 0) return { value: iou, parts: { iou }, details: { rule: 'no-overlap', ...details } };
 
-  const tau = kendallTauB(sharedInOrder(agent, shared), sharedInOrder(gold, shared));
+  // The common case (the agent's result is the gold's, row for row): every row is shared, and tau's
+  // counts follow from the rows' multiplicities alone.
+  const tau = sameSequence(agent, gold)
+    ? kendallTauFromCounts(kendallTauCountsOfSelf(agent.length, agentCounts.values()))
+    : kendallTauB(sharedInOrder(agent, shared), sharedInOrder(gold, shared));
   if (Number.isNaN(tau))
     return { value: iou, parts: { iou }, details: { rule: 'tau-undefined', ...details } };
   return {

@@ -9,11 +9,14 @@
 // worker stuck in `sqlite3_step` cannot be terminated (`worker.terminate()` waits for JavaScript to
 // run again, which never happens for `WITH RECURSIVE … SELECT count(*)`); a process can be killed.
 //
-// argv[1] is a JSON object: `{ modulePath, memoryBytes }`. A watchdog thread (it runs while the
-// main thread is stuck inside a query) kills the process when its parent dies, and when its resident
-// memory passes `memoryBytes`, writing `intercode-sqlite: memory limit exceeded` to stderr first.
-// SQLite's own heap limit cannot serve: better-sqlite3 is built without memory statistics
-// (`SQLITE_DEFAULT_MEMSTATUS=0`), which `PRAGMA hard_heap_limit` needs.
+// argv[1] is a JSON object: `{ modulePath, memoryBytes, parent, watchdog }`. Started through
+// `setpriv --pdeathsig KILL` (`watchdog: false`), the kernel kills the process when its parent dies,
+// and the parent enforces the memory limit (`sqlite-memory-watch.ts`). Otherwise (`watchdog: true`,
+// no `setpriv` here) a watchdog thread (it runs while the main thread is stuck inside a query) kills
+// the process when its parent dies, and when its resident memory passes `memoryBytes`, writing
+// `intercode-sqlite: memory limit exceeded` to stderr first; starting that thread costs about as much
+// CPU as starting the process. SQLite's own heap limit cannot serve: better-sqlite3 is built without
+// memory statistics (`SQLITE_DEFAULT_MEMSTATUS=0`), which `PRAGMA hard_heap_limit` needs.
 
 'use strict';
 const { readFileSync } = require('node:fs');
@@ -21,19 +24,23 @@ const { Worker } = require('node:worker_threads');
 const config = JSON.parse(process.argv[1]);
 const Database = require(config.modulePath);
 
-new Worker(
-  "const { writeSync } = require('node:fs');" +
-    "const { workerData } = require('node:worker_threads');" +
-    'setInterval(() => {' +
-    "  if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL');" +
-    '  const rss = process.memoryUsage.rss();' +
-    '  if (rss > workerData.limit) {' +
-    "    writeSync(2, '\\nintercode-sqlite: memory limit exceeded (' + Math.round(rss / 1048576) + ' MiB)\\n');" +
-    "    process.kill(process.pid, 'SIGKILL');" +
-    '  }' +
-    '}, 50);',
-  { eval: true, workerData: { parent: process.ppid, limit: Number(config.memoryBytes) } },
-).unref();
+// The parent died before the parent-death signal was set: nobody will ever ask anything.
+if (!config.watchdog && process.ppid !== config.parent) process.exit(0);
+
+if (config.watchdog)
+  new Worker(
+    "const { writeSync } = require('node:fs');" +
+      "const { workerData } = require('node:worker_threads');" +
+      'setInterval(() => {' +
+      "  if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL');" +
+      '  const rss = process.memoryUsage.rss();' +
+      '  if (rss > workerData.limit) {' +
+      "    writeSync(2, '\\nintercode-sqlite: memory limit exceeded (' + Math.round(rss / 1048576) + ' MiB)\\n');" +
+      "    process.kill(process.pid, 'SIGKILL');" +
+      '  }' +
+      '}, 50);',
+    { eval: true, workerData: { parent: config.parent, limit: Number(config.memoryBytes) } },
+  ).unref();
 
 // Pristine images by file (shared by the slots of one database) and the slots' working copies.
 const images = new Map();

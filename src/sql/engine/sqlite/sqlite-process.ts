@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { trackForExit } from '../../../core/host/exit-cleanup.js';
+import { findProgram } from '../../server/server-binaries.js';
 import { SqlEngineError } from '../sql-engine-error.js';
 import type { SqliteChildReply, SqliteChildRequest } from './sqlite-child-protocol.js';
+import { SqliteMemoryWatch } from './sqlite-memory-watch.js';
 
 /**
  * The process ended while requests were waiting (killed, crashed, out of memory). The process runs
@@ -76,6 +78,21 @@ export interface SentRequest {
 const ignore = (): void => {};
 
 /**
+ * `setpriv --pdeathsig KILL --` when this machine has a `setpriv` that takes it (util-linux), so the
+ * kernel ends a session process with its parent; otherwise (none, or one that refused the option)
+ * the process watches for that itself, with a thread (see `sqlite-child.cjs`).
+ */
+let deathSignalPrefix: string[] | undefined | null = null;
+
+function parentDeathPrefix(): string[] | undefined {
+  if (deathSignalPrefix === null) {
+    const setpriv = findProgram(['setpriv']);
+    deathSignalPrefix = setpriv ? [setpriv, '--pdeathsig', 'KILL', '--'] : undefined;
+  }
+  return deathSignalPrefix;
+}
+
+/**
  * One SQLite session process: requests go out in order, replies come back in order. A request may
  * wait for the next one to leave with it (the gold and the agent's query of an episode: one write and
  * one wake-up of the process instead of two). `kill()` ends it at once (SIGKILL), whatever it is
@@ -97,8 +114,27 @@ export class SqliteProcess {
   /** Settles when the process has ended and its stderr is read to the end. */
   readonly finished: Promise<void>;
 
-  private constructor(private readonly child: ChildProcess) {
+  /** The memory limit enforced from here (a process without its own watchdog thread). */
+  private readonly memoryWatch: SqliteMemoryWatch | undefined;
+  /** Why this side killed the process (its memory limit). */
+  private killedFor: string | undefined;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    memoryBytes: number | undefined,
+  ) {
     this.untrack = trackForExit({ closeSync: () => this.kill() });
+    if (memoryBytes !== undefined && child.pid !== undefined) {
+      this.memoryWatch = new SqliteMemoryWatch(
+        child.pid,
+        memoryBytes,
+        () => this.pending.size > 0,
+        (reason) => {
+          this.killedFor ??= reason;
+          this.kill();
+        },
+      );
+    }
     this.finished = new Promise((resolve) => child.once('close', () => resolve()));
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -119,21 +155,17 @@ export class SqliteProcess {
 
   /** Starts a process and waits until it is ready. */
   static async start(limits: SqliteProcessLimits): Promise<SqliteProcess> {
-    const config = JSON.stringify({ modulePath: betterSqlitePath(), memoryBytes: limits.memoryBytes });
-    const heapMb = Math.max(64, Math.ceil(limits.memoryBytes / 2 ** 20));
-    const child = spawn(
-      process.execPath,
-      [`--max-old-space-size=${heapMb}`, '-e', sqliteChildSource(), config],
-      {
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        serialization: 'advanced',
-        env: {},
-      },
-    );
-    const started = new SqliteProcess(child);
+    const prefix = parentDeathPrefix();
+    const started = SqliteProcess.spawn(limits, prefix);
     try {
       await started.waitFor(0);
     } catch (cause) {
+      if (prefix !== undefined) await started.finished;
+      if (prefix !== undefined && started.stderr.includes('pdeathsig')) {
+        // An older setpriv without the option: the process watches its parent itself from now on.
+        deathSignalPrefix = undefined;
+        return SqliteProcess.start(limits);
+      }
       throw new SqlEngineError(
         'SQL_ENGINE_UNAVAILABLE',
         `the SQLite session process did not start: ${started.stderrTail() || String(cause)}`,
@@ -141,6 +173,31 @@ export class SqliteProcess {
       );
     }
     return started;
+  }
+
+  private static spawn(limits: SqliteProcessLimits, prefix: string[] | undefined): SqliteProcess {
+    const watchdog = prefix === undefined;
+    const config = JSON.stringify({
+      modulePath: betterSqlitePath(),
+      memoryBytes: limits.memoryBytes,
+      parent: process.pid,
+      watchdog,
+    });
+    const heapMb = Math.max(64, Math.ceil(limits.memoryBytes / 2 ** 20));
+    const command = [
+      ...(prefix ?? []),
+      process.execPath,
+      `--max-old-space-size=${heapMb}`,
+      '-e',
+      sqliteChildSource(),
+      config,
+    ];
+    const child = spawn(command[0]!, command.slice(1), {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      env: {},
+    });
+    return new SqliteProcess(child, watchdog ? undefined : limits.memoryBytes);
   }
 
   get alive(): boolean {
@@ -167,6 +224,7 @@ export class SqliteProcess {
     const reply = this.waitFor(id);
     this.tail = reply.then(ignore, ignore);
     this.outbox.push({ ...request, id });
+    this.memoryWatch?.wake();
     if (!waits) this.flush();
     else if (this.outbox.length === 1) setImmediate(() => this.flush());
     return { reply, turn };
@@ -187,6 +245,7 @@ export class SqliteProcess {
 
   /** Why the process died, from what it wrote to stderr: the watchdog's or V8's report, or nothing. */
   crashReason(): string | undefined {
+    if (this.killedFor !== undefined) return this.killedFor;
     const lines = this.stderr.split('\n');
     const watchdog = lines.find((line) => line.startsWith('intercode-sqlite: '));
     if (watchdog) return watchdog.slice('intercode-sqlite: '.length);
@@ -217,6 +276,7 @@ export class SqliteProcess {
   private onExit(code: number | null, signal: NodeJS.Signals | null, error?: Error): void {
     if (this.exited) return;
     this.exited = true;
+    this.memoryWatch?.stop();
     this.untrack();
     const how = error ? error.message : signal ? `signal ${signal}` : `exit code ${code}`;
     const message = `the SQLite session process ended (${how})`;

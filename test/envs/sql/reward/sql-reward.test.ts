@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Score } from '../../../../src/core/env.js';
 import { PyDecimal } from '../../../../src/envs/python-compat/python-repr.js';
+import { pythonRound } from '../../../../src/envs/python-compat/python-round.js';
+import { kendallTauB } from '../../../../src/envs/sql/reward/kendall-tau.js';
 import { sqlReward, sqlRewardOfRows } from '../../../../src/envs/sql/reward/sql-reward.js';
 
 /** From a from-spec Python reference with scipy (test/fixtures/generate-sql-reward-fixtures.py). */
@@ -35,6 +37,26 @@ describe('sqlReward', () => {
     });
     expect(sqlReward(rows(1), null).value).toBe(0);
     expect(sqlReward(null, null).value).toBe(0);
+  });
+
+  it('scores a result equal to the gold row for row as the general rule does (its shortcut)', () => {
+    const cases = [
+      ['(1,)', '(2,)', '(3,)'],
+      ['(1,)', '(1,)', '(2,)', '(1,)'],
+      ['(1,)', '(1,)'],
+      ['(5,)'],
+      ["('b',)", "('a',)", "('b',)", "('c',)", "('a',)"],
+    ];
+    for (const gold of cases) {
+      const agent = [...gold];
+      const tau = kendallTauB(agent, gold);
+      const details = { agentRows: gold.length, goldRows: gold.length };
+      const expected = Number.isNaN(tau)
+        ? { value: 1, parts: { iou: 1 }, details: { rule: 'tau-undefined', ...details } }
+        : { value: pythonRound(tau, 2), parts: { iou: 1, tau }, details: { rule: 'tau-scaled', ...details } };
+      expect(sqlReward(agent, gold)).toMatchObject(expected);
+      expect(Object.is(sqlReward(agent, gold).parts.tau, Number.isNaN(tau) ? undefined : tau)).toBe(true);
+    }
   });
 
   it('gives 1 for the same rows in the same order', () => {
