@@ -176,7 +176,7 @@ describe('intercode report', () => {
   it('fails in one line for a folder that is not a run directory, or a bad --format', () => {
     const empty = tempDir('not-a-run', made);
     expectOneLineError(intercode(['report', empty], base), /is not a run directory \(no episodes\.jsonl\)/);
-    expectOneLineError(intercode(['report', oldRun, '--format', 'html'], base), /--format/);
+    expectOneLineError(intercode(['report', oldRun, '--format', 'xml'], base), /--format/);
     expectOneLineError(
       intercode(['report', oldRun, '--json', '--format', 'md'], base),
       /--json and --format md disagree/,
