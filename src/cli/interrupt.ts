@@ -12,6 +12,14 @@ export function stopGracefully(): void {
   graceful = true;
 }
 
+/** Resolves on the first Ctrl-C/SIGTERM (at once if it came already): how a server command waits for its end. */
+export function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    if (interruptSignal.aborted) resolve();
+    else interruptSignal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 function onSignal(): void {
   if (graceful && !controller.signal.aborted) {
     process.stderr.write(

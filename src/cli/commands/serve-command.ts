@@ -8,7 +8,7 @@ import {
 import { startServer } from '../../server/app/start-server.js';
 import { OBSERVATION_PROFILES, type ObservationProfile } from '../../server/session/wire-schemas.js';
 import { SQL_ENGINES } from '../../sql/engine/sql-engine-name.js';
-import { interruptSignal, stopGracefully } from '../interrupt.js';
+import { stopGracefully, untilInterrupted } from '../interrupt.js';
 import { backendOption, imageOption, portNumber, positiveInteger, positiveNumber } from '../options.js';
 
 interface ServeFlags {
@@ -143,10 +143,7 @@ export function registerServe(program: Command): void {
           ? `${JSON.stringify({ url: server.url, ws_url: wsUrl, host: server.host, port: server.port, max_sessions: server.maxSessions })}\n`
           : `intercode serve: listening on ${server.url} (${wsUrl}), max ${server.maxSessions} sessions\n`,
       );
-      await new Promise<void>((resolve) => {
-        if (interruptSignal.aborted) resolve();
-        else interruptSignal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilInterrupted();
       await server.close();
       if (!flags.json) process.stderr.write('intercode serve: stopped; every session closed\n');
       if (!flags.json && server.recorder) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { startViewer } from '../../viewer/viewer-server.js';
-import { interruptSignal, stopGracefully } from '../interrupt.js';
+import { stopGracefully, untilInterrupted } from '../interrupt.js';
 import { portNumber } from '../options.js';
 
 /** The viewer's port when none is given. */
@@ -35,10 +35,7 @@ export function registerView(program: Command): void {
           ? `${JSON.stringify({ url: viewer.url, runs: viewer.runs.map((run) => run.directory) })}\n`
           : `intercode view: ${viewer.runs.length} run(s) at ${viewer.url} (Ctrl-C stops)\n`,
       );
-      await new Promise<void>((resolve) => {
-        if (interruptSignal.aborted) resolve();
-        else interruptSignal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilInterrupted();
       await viewer.close();
       process.exitCode = 0;
     });
