@@ -70,7 +70,7 @@ function compareRows(key: SortKey): (a: EpisodeRow, b: EpisodeRow) => number {
 /**
  * A page of a run's episodes: filtered by status, group, disagreement with another run (same task
  * and sample, solved in one and not the other) and text, sorted, cut to `offset`/`limit`. The text
- * search reads the matching lines from the file, after the cheaper filters.
+ * search reads the file once per text (`RunIndex.matching` keeps the answer).
  */
 export function queryEpisodes(run: RunIndex, query: EpisodeQuery, other?: RunIndex): EpisodePage {
   const { rows, groups } = matchingRows(run, query, other);
@@ -117,7 +117,7 @@ function matchingRows(
     });
   }
   if (query.text !== undefined) {
-    const found = run.search(query.text, entries);
+    const found = run.matching(query.text);
     entries = entries.filter((entry) => found.has(entry.row.id));
   }
   let rows = entries.map((entry) => entry.row);

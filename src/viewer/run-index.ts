@@ -2,6 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from '
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { episodeRecordFormat } from '../core/run-files/episode-record-schema.js';
+import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
 import { parseVersioned } from '../core/run-files/versioned-format.js';
 import type { EpisodeRecord } from '../harness/episode-record.js';
 import { readRunSummary } from '../harness/run-files/read-run-summary.js';
@@ -23,6 +24,8 @@ export interface IndexedEpisode {
 const SKIPPED_KEPT = 20;
 /** Bytes read at a time when new lines arrive (a whole run's file at once, up to this). */
 const CHUNK = 64 * 1024 * 1024;
+/** Text searches whose answers are kept. */
+const SEARCHES_KEPT = 8;
 /** Characters of a query a list row carries. */
 const ROW_QUERY = 240;
 
@@ -64,6 +67,8 @@ export class RunIndex {
   #summaryStamp = '';
   #version = 0;
   #info: RunInfo | undefined;
+  /** Recent text searches by lower-cased text: the ids found among the first `scanned` episodes. */
+  readonly #searches = new Map<string, { found: Set<number>; scanned: number }>();
 
   constructor(
     readonly id: number,
@@ -153,6 +158,7 @@ export class RunIndex {
   /** The file was replaced by a shorter one (a new run in the same folder): read it from the start. */
   #restart(): void {
     this.#episodes.length = 0;
+    this.#searches.clear();
     this.#skippedLines.length = 0;
     this.#skipped = 0;
     this.#consumed = 0;
@@ -218,14 +224,20 @@ export class RunIndex {
   record(id: number): EpisodeRecord | undefined {
     const entry = this.#episodes[id];
     if (entry === undefined) return undefined;
+    const [line] = this.#readLines([entry]);
+    return line === undefined ? undefined : parseEpisodeRecords(line.text, this.#episodesPath)[0];
+  }
+
+  /** The lines of `entries` from the file, in order (one descriptor and one buffer for all). */
+  *#readLines(entries: readonly IndexedEpisode[]): Generator<{ entry: IndexedEpisode; text: string }> {
     const fd = openSync(this.#episodesPath, 'r');
     try {
-      const buffer = Buffer.allocUnsafe(entry.length);
-      readSync(fd, buffer, 0, entry.length, entry.offset);
-      const { schemaVersion: _version, ...record } = JSON.parse(buffer.toString('utf8')) as EpisodeRecord & {
-        schemaVersion?: number;
-      };
-      return record;
+      let buffer = Buffer.allocUnsafe(64 * 1024);
+      for (const entry of entries) {
+        if (buffer.length < entry.length) buffer = Buffer.allocUnsafe(entry.length);
+        readSync(fd, buffer, 0, entry.length, entry.offset);
+        yield { entry, text: buffer.toString('utf8', 0, entry.length) };
+      }
     } finally {
       closeSync(fd);
     }
@@ -233,31 +245,23 @@ export class RunIndex {
 
   /**
    * The ids of the episodes whose query, actions, observations or model outputs contain `text`
-   * (case-insensitive), among `candidates`.
+   * (case-insensitive). The answer for the last few texts is kept and only extended by the episodes
+   * read since, so the pages of one search (and an episode's neighbours in it) read the file once.
    */
-  search(text: string, candidates: readonly IndexedEpisode[]): Set<number> {
+  matching(text: string): ReadonlySet<number> {
     const needle = text.toLowerCase();
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes these characters.
-    const escapable = /["\\\u0000-\u001f]/.test(needle);
-    const found = new Set<number>();
-    const fd = openSync(this.#episodesPath, 'r');
-    try {
-      let buffer = Buffer.allocUnsafe(64 * 1024);
-      for (const entry of candidates) {
-        if (buffer.length < entry.length) buffer = Buffer.allocUnsafe(entry.length);
-        readSync(fd, buffer, 0, entry.length, entry.offset);
-        const raw = buffer.toString('utf8', 0, entry.length);
-        // The raw line holds every text, escaped only where the needle has a character JSON
-        // escapes: without one, a line that does not hold the needle is ruled out unparsed.
-        if (!escapable && !raw.toLowerCase().includes(needle)) continue;
-        const record = JSON.parse(raw) as EpisodeRecord;
-        const texts = [record.query, ...record.turns.flatMap((turn) => textsOfTurn(turn))];
-        if (texts.some((value) => value.toLowerCase().includes(needle))) found.add(entry.row.id);
-      }
-    } finally {
-      closeSync(fd);
+    let search = this.#searches.get(needle);
+    if (search === undefined) {
+      search = { found: new Set(), scanned: 0 };
+      if (this.#searches.size >= SEARCHES_KEPT) this.#searches.delete(this.#searches.keys().next().value!);
+      this.#searches.set(needle, search);
     }
-    return found;
+    if (search.scanned < this.#episodes.length) {
+      const fresh = this.#episodes.slice(search.scanned);
+      for (const id of searchLines(needle, this.#readLines(fresh))) search.found.add(id);
+      search.scanned = this.#episodes.length;
+    }
+    return search.found;
   }
 
   /** The run's figures, plots' data and reading state (recomputed only after new lines). */
@@ -285,6 +289,23 @@ export class RunIndex {
       version: this.#version,
     };
     return this.#info;
+  }
+}
+
+/** The ids of the lines whose texts contain `needle` (lower-cased). */
+function* searchLines(
+  needle: string,
+  lines: Iterable<{ entry: IndexedEpisode; text: string }>,
+): Generator<number> {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes these characters.
+  const escapable = /["\\\u0000-\u001f]/.test(needle);
+  for (const { entry, text } of lines) {
+    // The raw line holds every text, escaped only where the needle has a character JSON escapes:
+    // without one, a line that does not hold the needle is ruled out unparsed.
+    if (!escapable && !text.toLowerCase().includes(needle)) continue;
+    const record = JSON.parse(text) as EpisodeRecord;
+    const texts = [record.query, ...record.turns.flatMap((turn) => textsOfTurn(turn))];
+    if (texts.some((value) => value.toLowerCase().includes(needle))) yield entry.row.id;
   }
 }
 

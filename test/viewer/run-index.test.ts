@@ -137,6 +137,20 @@ describe('episode queries', () => {
     expect(episodeNeighbours(mine, { status: 'failed' }, 0)).toMatchObject({ position: null, next: null });
   });
 
+  it('keeps a search’s answer and extends it with the episodes read since', ({ tempDir }) => {
+    const dir = runDir(tempDir('run'), lines);
+    const run = new RunIndex(0, dir);
+    expect([...run.matching('<SCRIPT>')]).toEqual([3]);
+    appendFileSync(
+      join(dir, 'episodes.jsonl'),
+      episodeLine(sampleRecord('t6', { query: 'another <script>' })),
+    );
+    expect(run.refresh()).toBe(true);
+    expect([...run.matching('<script>')]).toEqual([3, 5]);
+    const ids = queryEpisodes(run, parseEpisodeQuery(new URLSearchParams('q=%3Cscript%3E'))).rows;
+    expect(ids.map((row) => row.taskId)).toEqual(['t4', 't6']);
+  });
+
   it('refuses a bad parameter in one line naming it', () => {
     expect(() => parseEpisodeQuery(new URLSearchParams('status=great'))).toThrow(
       /parameter status must be one of/,
