@@ -5,6 +5,7 @@ import { episodeRecordFormat } from '../core/run-files/episode-record-schema.js'
 import { parseEpisodeRecords } from '../core/run-files/read-episode-records.js';
 import { parseVersioned } from '../core/run-files/versioned-format.js';
 import type { EpisodeRecord } from '../harness/episode-record.js';
+import { settingLine } from '../harness/report-format.js';
 import { readRunSummary } from '../harness/run-files/read-run-summary.js';
 import type { RunSummary } from '../harness/run-files/run-summary-schema.js';
 import { runReport } from '../harness/run-report.js';
@@ -277,6 +278,7 @@ export class RunIndex {
       directory: this.directory,
       name: shortName(this.directory),
       setting: report.setting,
+      settingText: settingLine(report.setting),
       overall: report.overall,
       byGroup: report.byGroup,
       paper: report.paper,

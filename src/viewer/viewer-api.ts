@@ -27,6 +27,8 @@ export interface RunInfo {
   /** A short name for columns and legends (the directory's last parts). */
   readonly name: string;
   readonly setting: ReportSetting;
+  /** The setting in one line, as `intercode report` prints it. */
+  readonly settingText: string;
   readonly overall: Metrics;
   readonly byGroup: Readonly<Record<string, Metrics>>;
   readonly paper: readonly PaperComparison[];

@@ -26,11 +26,6 @@ const ROWS: readonly Row[] = [
   { label: 'failed to play', value: (m) => number(m.episodeErrors) },
 ];
 
-function settingLine(run: RunInfo): string {
-  const s = run.setting;
-  return [s.dataset, s.agent, s.model, s.strategy, s.engine, s.compat].filter(Boolean).join(' · ');
-}
-
 /** The paper's figure for a row of a run's group, when the run's setting has one. */
 function paperCell(run: RunInfo, group: string, metric: string | undefined) {
   if (!metric) return null;
@@ -77,7 +72,7 @@ export function RunsView(props: {
                 ) : (
                   run.name
                 )}
-                <div class="setting">{settingLine(run)}</div>
+                <div class="setting">{run.settingText}</div>
                 {run.complete ? null : <div class="live">still running or stopped early</div>}
               </th>
             ))}
@@ -174,7 +169,7 @@ export function RunLine(props: { run: RunInfo }) {
   const m = run.overall;
   return (
     <div class="run-line" data-testid="run-line">
-      <strong>{run.name}</strong> · {settingLine(run)} · success {percent(m.successRate)} % of {number(m.n)} ·
+      <strong>{run.name}</strong> · {run.settingText} · success {percent(m.successRate)} % of {number(m.n)} ·
       mean reward {m.meanReward.toFixed(3)} · mean turns {m.meanTurns.toFixed(2)}
       {m.episodeErrors > 0 ? ` · ${m.episodeErrors} failed to play` : ''}
       {run.skipped > 0 ? ` · ${run.skipped} lines skipped` : ''}
