@@ -168,8 +168,10 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     response.on('close', () => listeners.delete(response));
   };
 
-  // The runs' files are read on from time to time; a page that listens is told when one grew.
+  // While a page listens, the runs' files are read on from time to time and it is told when one
+  // grew (without a listener, `/api/runs` reads them on when asked).
   const poll = setInterval(() => {
+    if (listeners.size === 0) return;
     const changed = runs.map((run) => run.refresh()).some(Boolean);
     if (!changed) return;
     const message = `data: ${JSON.stringify(runs.map((run) => run.version))}\n\n`;

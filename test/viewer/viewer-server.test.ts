@@ -49,17 +49,22 @@ function hostileRun(dir: string): string {
   return dir;
 }
 
+/** A viewer on loopback (free port) of a hostile run in `dir`, closed when the test ends. */
+async function viewHostile(
+  dir: string,
+  onTestFinished: (close: () => Promise<void>) => void,
+): Promise<Viewer> {
+  const viewer = await startViewer({ directories: [hostileRun(dir)], port: 0, host: '127.0.0.1' });
+  onTestFinished(() => viewer.close());
+  return viewer;
+}
+
 describe('the viewer server', () => {
   it('serves the page and a read-only JSON API with a strict content security policy', async ({
     tempDir,
     onTestFinished,
   }) => {
-    const viewer = await startViewer({
-      directories: [hostileRun(tempDir('run'))],
-      port: 0,
-      host: '127.0.0.1',
-    });
-    onTestFinished(() => viewer.close());
+    const viewer = await viewHostile(tempDir('run'), onTestFinished);
     const page = await ask(viewer, '/');
     expect(page.status).toBe(200);
     expect(page.body).toContain('/assets/app.js');
@@ -93,12 +98,7 @@ describe('the viewer server', () => {
     tempDir,
     onTestFinished,
   }) => {
-    const viewer = await startViewer({
-      directories: [hostileRun(tempDir('run'))],
-      port: 0,
-      host: '127.0.0.1',
-    });
-    onTestFinished(() => viewer.close());
+    const viewer = await viewHostile(tempDir('run'), onTestFinished);
     expect((await ask(viewer, '/api/runs', { host: 'attacker.example:8100' })).status).toBe(403);
     expect((await ask(viewer, '/api/runs', { host: `localhost:${new URL(viewer.url).port}` })).status).toBe(
       200,
