@@ -7,6 +7,7 @@ import type {
   FileChange,
   Quiesced,
   Sandbox,
+  SandboxBranch,
   SandboxLimits,
   SandboxProcess,
   SandboxStats,
@@ -154,6 +155,47 @@ export abstract class BaseSandbox implements Sandbox {
       throw error;
     }
     return copies;
+  }
+
+  /**
+   * `Sandbox.branch` for a backend that can keep a copy of its writable layer (`keep`, called while
+   * every process of this sandbox is stopped; it resolves with what `open` and `drop` are given) and
+   * open a sandbox of the same spec on it (`open`): each opened copy's main shell then takes the
+   * main shell's state as it was when the branch was made.
+   */
+  protected async branchWith<K, T extends BaseSandbox>(
+    keep: () => Promise<K>,
+    open: (kept: K) => Promise<T>,
+    drop: (kept: K) => Promise<void>,
+  ): Promise<SandboxBranch> {
+    const state = await this.#main!.exportState();
+    const stopped = await this.quiesce();
+    let kept: K;
+    try {
+      kept = await keep();
+    } finally {
+      await stopped.resume();
+    }
+    let released: Promise<void> | undefined;
+    return {
+      cwd: this.#main!.cwd,
+      open: async () => {
+        if (released)
+          throw new SandboxError('SANDBOX_CLOSED', `the branch of sandbox ${this.id} was released`);
+        const copy = await open(kept);
+        try {
+          await copy.#main!.importState(state);
+        } catch (error) {
+          await copy.close();
+          throw error;
+        }
+        return copy;
+      },
+      release: () => {
+        released ??= drop(kept);
+        return released;
+      },
+    };
   }
 
   /** Starts the main shell; a backend's `create` calls it once the sandbox runs. */

@@ -1,3 +1,4 @@
+export * from './branch-sandbox.js';
 export * from './bwrap/bwrap-provider.js';
 export * from './cgroups.js';
 export * from './image-ref.js';

@@ -166,6 +166,13 @@ export interface Sandbox {
    * writable layer has no `fork`.
    */
   fork?(count: number): Promise<Sandbox[]>;
+  /**
+   * Optional, where `fork` is: keeps this sandbox's state as it is now, as `fork` would copy it (a
+   * copy of the writable layer, taken while this sandbox's processes are stopped, and the main
+   * session's shell state), without opening a sandbox. Each `open()` of the branch opens a new
+   * sandbox in that state, however this one has changed since; `release()` frees the kept copy.
+   */
+  branch?(): Promise<SandboxBranch>;
   /** Memory and process figures, for benchmarks and diagnostics. */
   stats(): Promise<SandboxStats>;
   /**
@@ -174,6 +181,16 @@ export interface Sandbox {
    */
   readyAhead?(): Promise<SandboxStats | undefined>;
   close(): Promise<void>;
+}
+
+/** A sandbox's state kept by `Sandbox.branch`, from which sandboxes open later. */
+export interface SandboxBranch {
+  /** The main shell's working directory when the branch was made. */
+  readonly cwd: string;
+  /** A new sandbox of the kept state's spec, in that state (as one copy of `fork`). */
+  open(): Promise<Sandbox>;
+  /** Frees the kept copy of the writable layer; sandboxes opened from it stay. Idempotent. */
+  release(): Promise<void>;
 }
 
 export interface SandboxStats {

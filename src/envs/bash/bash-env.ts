@@ -13,6 +13,7 @@ import type {
 } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
+import { branchCopies } from '../../sandbox/branch-sandbox.js';
 import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js';
 import type { SandboxSpec } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
@@ -31,6 +32,7 @@ import {
 } from './bash-boxes.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
 import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
+import { limitScore } from './limit-score.js';
 import { observationOf } from './observation-of.js';
 import { bashReward } from './reward/bash-reward.js';
 import { scriptLayer } from './script-layer.js';
@@ -49,11 +51,6 @@ export type BashEnvOptions = SandboxEnvOptions;
 /** The largest `count` of {@link BashEnv.fork}. */
 const MAX_FORK_COUNT = 256;
 
-/** Reward 0 for a state the scorer could not walk within its bounds, with the reason. */
-function limitScore(reason: string): Score {
-  return { value: 0, details: { scoreLimit: reason }, scoreLimit: reason };
-}
-
 /**
  * The Bash environment (NL2Bash): a persistent shell per episode in the agent's sandbox, the gold
  * command in a separate pristine evaluation sandbox, and upstream's reward: 0.01 + file diff +
@@ -68,10 +65,7 @@ export class BashEnv implements Env {
   readonly #layers = new Map<string, Promise<string[]>>();
   #task: Task | undefined;
   #gold: Promise<GoldRun> | undefined;
-  /**
-   * Set by the first fork of an episode: the digests of the gold's files, read once and shared with
-   * the copies, which this env and they then score against (the same evidence for every branch).
-   */
+  /** Set by an episode's first fork: the gold's file digests, which it and its copies score against. */
   #goldDigests: Promise<GoldDigests> | undefined;
   #lastObservation = '';
   /** Working directory of upstream's emulated `cd` (compatibility mode only). */
@@ -188,7 +182,7 @@ export class BashEnv implements Env {
     const task = pickTask(this.#options.dataset.tasks, options);
     const started = performance.now();
     // A previous evaluation may still run in the evaluation sandbox: let it finish first.
-    await this.#gold?.catch(() => undefined);
+    await this.#evaluatorIdle();
     const boxes = await this.#nextBoxes(await this.#layersFor(task));
     this.#task = task;
     this.#goldDigests = undefined;
@@ -324,13 +318,12 @@ export class BashEnv implements Env {
 
   /**
    * `count` copies of the episode, each a new environment: a copy of the agent's sandbox (its file
-   * changes against the task's file system, and its shell's state: directory, variables, functions,
-   * aliases, options, umask, traps; `Sandbox.fork`), the same task, gold result and last output, so
-   * its score is this one's until it acts. The gold's result is data the copies share: the digests
-   * of the gold's files are read once here, and this env scores against them too from now on, so
-   * that a copy and the original in the same state get the same score. The copies have no
-   * evaluation sandbox (closing this env leaves them whole); a copy's reset makes one. Processes
-   * left running in the background are not copied (`notCopied` says so). Needs a backend whose
+   * changes and its shell's state: directory, variables, functions, aliases, options, umask, traps),
+   * opened at the copy's first use from the state kept now (`Sandbox.branch`; else `Sandbox.fork`),
+   * and the same task, gold result and last output, so its score is this one's until it acts. The
+   * digests of the gold's files are read once here and shared: this env and its copies score against
+   * them from now on. The copies have no evaluation sandbox (closing this env leaves them whole); a
+   * copy's reset makes one. Processes are not copied (`notCopied` says so). Needs a backend whose
    * sandboxes can fork (bwrap), else `ENV_FORK_UNSUPPORTED`.
    */
   async fork(count: number): Promise<ForkResult> {
@@ -343,10 +336,11 @@ export class BashEnv implements Env {
         `the ${agent.provider} backend cannot copy a sandbox's file system: fork needs --backend bwrap`,
       );
     }
-    const gold = await this.#gold!;
+    // Nor the gold nor its digests are waited for: the copies share both as promises.
+    const gold = this.#gold!;
     const evaluator = boxes.evaluator;
     if (!this.#goldDigests && evaluator) {
-      const read = goldDigests(evaluator, gold);
+      const read = gold.then((run) => goldDigests(evaluator, run));
       this.#goldDigests = read;
       // A failed read is not kept: scoring then asks the evaluation sandbox again, as before the fork.
       read.catch(() => {
@@ -354,16 +348,17 @@ export class BashEnv implements Env {
       });
     }
     const digests = this.#goldDigests!;
-    await digests;
     const leftover = await agent.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: 10_000 });
     const running = leftover.output.split(/\s+/).filter((pid) => pid !== '').length;
-    const sandboxes = await agent.fork(count);
+    const sandboxes = agent.branch
+      ? branchCopies(await agent.branch(), count, agent.provider)
+      : await agent.fork(count);
     const envs = sandboxes.map((sandbox) => {
       const env = new BashEnv(this.#options);
       for (const [path, layers] of this.#layers) env.#layers.set(path, layers);
       env.#boxes = { ...boxes, agent: sandbox, evaluator: undefined, agentPristine: false };
       env.#task = task;
-      env.#gold = Promise.resolve(gold);
+      env.#gold = gold;
       env.#goldDigests = digests;
       env.#lastObservation = this.#lastObservation;
       env.#workdir = this.#workdir;
@@ -379,6 +374,12 @@ export class BashEnv implements Env {
     return { envs, notCopied };
   }
 
+  /** Once this env's evaluation sandbox runs nothing: the gold, and the read of its digests for a fork. */
+  async #evaluatorIdle(): Promise<void> {
+    if (!this.#boxes?.evaluator) return;
+    await Promise.all([this.#gold?.catch(() => undefined), this.#goldDigests?.catch(() => undefined)]);
+  }
+
   /** The pair held ready for the next episode (none without the warm pool). */
   async warmPool(): Promise<WarmPoolStats> {
     const boxes = this.#boxes;
@@ -389,7 +390,7 @@ export class BashEnv implements Env {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#gold?.catch(() => undefined);
+    await this.#evaluatorIdle();
     const boxes = this.#boxes;
     this.#boxes = undefined;
     await Promise.all([boxes && closeBashBoxes(boxes), this.#spare?.close()]);

@@ -74,30 +74,40 @@ async function lifeCycleTimes(
 }
 
 /**
- * Times of `fork(8)` after each task's gold actions (the copies closed after each), or none when the
- * environment cannot fork in this setting (`ENV_FORK_UNSUPPORTED`, e.g. a server SQL engine).
+ * Times of `fork(8)` after each task's gold actions, and of the fork together with the task's first
+ * gold action played in all 8 copies at once (a copy may open what it needs at its first use: this is
+ * what a group rollout pays); the copies are closed after each. None when the environment cannot
+ * fork in this setting (`ENV_FORK_UNSUPPORTED`, e.g. a server SQL engine).
  */
 async function forkTimes(
   env: Env,
   tasks: readonly Task[],
   goldActions: (task: Task) => string[],
   samples: number,
-): Promise<number[]> {
+): Promise<{ fork: number[]; played: number[] }> {
+  const times = { fork: [] as number[], played: [] as number[] };
   const fork = env.fork?.bind(env);
-  if (!fork) return [];
-  const times: number[] = [];
+  if (!fork) return times;
   for (let i = 0; i < samples; i += 1) {
     const task = tasks[i % tasks.length]!;
+    const actions = goldActions(task);
     await env.reset({ taskId: task.id });
-    for (const action of goldActions(task)) await env.step(action);
+    for (const action of actions) await env.step(action);
     let forked: ForkResult;
+    const started = performance.now();
     try {
       const [result, took] = await timed(() => fork(8));
       forked = result;
-      times.push(took);
+      times.fork.push(took);
     } catch (error) {
-      if (IntercodeError.isInstance(error) && error.code === 'ENV_FORK_UNSUPPORTED') return [];
+      if (IntercodeError.isInstance(error) && error.code === 'ENV_FORK_UNSUPPORTED')
+        return { fork: [], played: [] };
       throw error;
+    }
+    const first = actions[0];
+    if (first !== undefined) {
+      await Promise.all(forked.envs.map((copy) => copy.step(first)));
+      times.played.push(performance.now() - started);
     }
     await Promise.all(forked.envs.map((copy) => copy.close()));
   }
@@ -141,6 +151,7 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
     score: [] as number[],
     episode: [] as number[],
     fork: [] as number[],
+    forkPlayed: [] as number[],
     pool: [] as number[],
   };
   try {
@@ -158,7 +169,9 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
     }
     if (env.fork) {
       progress(`${group}: fork(8)`);
-      phases.fork.push(...(await forkTimes(env, tasks, options.goldActions, options.samples)));
+      const forks = await forkTimes(env, tasks, options.goldActions, options.samples);
+      phases.fork.push(...forks.fork);
+      phases.forkPlayed.push(...forks.played);
     }
     progress(`${group}: idle warm pool`);
     phases.pool.push(...(await warmPoolMemory(env, options.samples)));
@@ -216,6 +229,14 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
       figure(
         { backend, group, name: 'fork(8) after the gold actions', unit: 'ms', ...(target ? { target } : {}) },
         phases.fork,
+      ),
+    );
+  }
+  if (phases.forkPlayed.length > 0) {
+    figures.push(
+      figure(
+        { backend, group, name: 'fork(8) and a gold action in each copy', unit: 'ms' },
+        phases.forkPlayed,
       ),
     );
   }

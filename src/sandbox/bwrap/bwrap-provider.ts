@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, rmdirSync } from 'node:fs';
+import { chmodSync, existsSync, rmdirSync, rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import { trackForExit } from '../../core/host/exit-cleanup.js';
@@ -40,6 +40,8 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
   #helper: Promise<MountHelper> | undefined;
   #helperInstance: MountHelper | undefined;
   readonly #owner = currentOwner();
+  /** The folders of kept copies (`BwrapSandbox.branch`) not yet released. */
+  readonly #kept = new Set<string>();
   #untrack: (() => void) | undefined;
   readonly #warn: (message: string) => void;
 
@@ -140,6 +142,7 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
       cgroup,
       label: `${this.#owner}.${id}${label ? `.${label}` : ''}`,
       ...(seed ? { seed } : {}),
+      kept: this.#kept,
       // A copy has the same spec: only the writable layer it starts from differs.
       copy: (upper) => {
         const { onClose: _onClose, ...same } = spec;
@@ -164,6 +167,9 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
     this.#helperInstance = undefined;
     if (helper) await (await helper.catch(() => undefined))?.close();
     this.#untrack?.();
+    // Kept copies of branches never released: their mounts ended with the helper.
+    for (const path of this.#kept) rmSync(path, { recursive: true, force: true });
+    this.#kept.clear();
     removeEmptyDir(join(runtimeDir(), this.#owner));
   }
 

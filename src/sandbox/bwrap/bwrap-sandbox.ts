@@ -18,7 +18,7 @@ import { OutputBuffer } from '../output-buffer.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import type { PersistentShell } from '../persistent-shell.js';
 import { processTree, type Quiesced, stopProcesses } from '../process-freezer.js';
-import type { ExecOptions, FileChange, SandboxProcess, SandboxStats } from '../sandbox.js';
+import type { ExecOptions, FileChange, SandboxBranch, SandboxProcess, SandboxStats } from '../sandbox.js';
 import { sandboxSeccompProgram } from '../seccomp/seccomp-program.js';
 import { controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
@@ -38,6 +38,8 @@ export interface BwrapSandboxConfig extends SandboxSettings {
   readonly label: string;
   /** The upper layer the new one starts as a copy of (see `MountHelper.mount`). */
   readonly seed?: string;
+  /** The provider's record of kept copies not yet released (`branch`), which it removes at its close. */
+  readonly kept: Set<string>;
   /** Opens a sandbox of the same spec whose writable layer starts as a copy of `upper`. */
   readonly copy: (upper: string) => Promise<BwrapSandbox>;
 }
@@ -250,6 +252,36 @@ export class BwrapSandbox extends BaseSandbox {
   fork(count: number): Promise<BwrapSandbox[]> {
     if (this.closed) return Promise.reject(this.closedError());
     return this.forkWith(count, () => this.#config.copy(MountHelper.upperPath(this.#config.dir)));
+  }
+
+  /**
+   * Keeps a copy of the writable layer in a tmpfs of its own next to this sandbox's folder (in the
+   * mount helper's namespace, like every sandbox mount); each `open()` opens a copy seeded from it.
+   */
+  branch(): Promise<SandboxBranch> {
+    if (this.closed) return Promise.reject(this.closedError());
+    const { helper, dir, limits } = this.#config;
+    const kept = `${dir}.kept-${randomBytes(4).toString('hex')}`;
+    return this.branchWith(
+      async () => {
+        this.#config.kept.add(kept);
+        try {
+          await helper.keep(MountHelper.upperPath(dir), kept, limits.diskBytes);
+        } catch (error) {
+          await this.#dropKept(kept);
+          throw error;
+        }
+        return kept;
+      },
+      (path) => this.#config.copy(join(path, 'upper')),
+      (path) => this.#dropKept(path),
+    );
+  }
+
+  async #dropKept(path: string): Promise<void> {
+    if (this.#config.helper.alive) await this.#config.helper.unkeep(path).catch(() => undefined);
+    rmSync(path, { recursive: true, force: true });
+    this.#config.kept.delete(path);
   }
 
   digest(paths: readonly string[]): Promise<Record<string, string | null>> {

@@ -254,6 +254,18 @@ def mount_box(d, lowers, size, seed=None):
         raise
     mounted[d] = True
 
+def keep_upper(upper, d, size):
+    """Keeps a copy of a sandbox's upper layer (stopped by the caller) in a tmpfs of its own at d/upper,
+    for sandboxes opened from it later (`Sandbox.branch`); the copy is made as for a `seed`."""
+    os.makedirs(d, exist_ok=True)
+    do_mount('tmpfs', d, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=%d,mode=700' % size)
+    try:
+        os.mkdir(os.path.join(d, 'upper'), 0o755)
+        copy_upper(upper, os.path.join(d, 'upper'))
+    except OSError:
+        do_umount(d)
+        raise
+
 def umount_box(d):
     do_umount(os.path.join(d, 'root'))
     if userns_fd is not None:

@@ -163,6 +163,19 @@ export class MountHelper {
     return join(dir, 'b', String(index));
   }
 
+  /**
+   * Keeps a copy of the upper layer `upper` (its sandbox's processes stopped) at `<dir>/upper`, in a
+   * tmpfs of `sizeBytes` of its own, as a `seed` for sandboxes opened later (`Sandbox.branch`).
+   */
+  async keep(upper: string, dir: string, sizeBytes: number): Promise<void> {
+    await this.request({ op: 'keep', upper, dir, sizeBytes });
+  }
+
+  /** Drops a copy made by `keep` (its tmpfs and the folder `dir`). */
+  async unkeep(dir: string): Promise<void> {
+    await this.request({ op: 'unkeep', dir });
+  }
+
   async remount(dir: string, lowers: readonly string[], sizeBytes: number): Promise<void> {
     await this.request({ op: 'remount', dir, lowers, sizeBytes });
   }

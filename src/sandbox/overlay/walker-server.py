@@ -215,6 +215,13 @@ def handle(req):
         umount_box(req['dir'])
         umount_binds(req['dir'])
         return {}
+    if op == 'keep':
+        keep_upper(req['upper'], req['dir'], req['sizeBytes'])
+        return {}
+    if op == 'unkeep':
+        do_umount(req['dir'])
+        os.rmdir(req['dir'])
+        return {}
     if op == 'usage':
         return {'bytes': usage(req['dir'])}
     if op == 'ping':

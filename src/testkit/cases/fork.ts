@@ -70,6 +70,43 @@ export function forkCases(it: ConformanceTest, context: ConformanceContext): voi
       }
     });
 
+    it('branch() keeps the state of its instant: copies opened later have it, whatever changed since', async ({
+      sandbox,
+    }) => {
+      expect(sandbox.branch, 'a backend that forks can branch').toBeDefined();
+      const shell = sandbox.session();
+      await shell.run('mkdir -p /tmp/branched && cd /tmp/branched && echo kept > kept.txt; BRANCH_VAR=then');
+      const before = await sandbox.diff();
+      const branch = await sandbox.branch!();
+      expect(branch.cwd).toBe('/tmp/branched');
+      // The original moves on before any copy opens: the copies must not see it.
+      await shell.run('echo later > kept.txt; echo new > new.txt; cd /; BRANCH_VAR=now');
+      const copies: Sandbox[] = [];
+      try {
+        copies.push(await branch.open(), await branch.open());
+        for (const copy of copies) {
+          expect(await copy.diff()).toEqual(before);
+          expect(await copy.session().run('pwd; cat kept.txt; echo "$BRANCH_VAR"; ls')).toMatchObject({
+            output: '/tmp/branched\nkept\nthen\nkept.txt\n',
+            exitCode: 0,
+          });
+        }
+        await (copies[0] as Sandbox).session().run('echo only-first > kept.txt');
+        expect((await (copies[1] as Sandbox).exec('cat /tmp/branched/kept.txt')).output).toBe('kept\n');
+        expect((await sandbox.exec('cat /tmp/branched/kept.txt')).output).toBe('later\n');
+        // Released, the branch opens no more copies; the ones it opened stay whole, and so they do
+        // when the original closes.
+        await branch.release();
+        await branch.release();
+        await expect(branch.open()).rejects.toMatchObject({ code: 'SANDBOX_CLOSED' });
+        await sandbox.close();
+        expect((await (copies[1] as Sandbox).session().run('cat kept.txt')).output).toBe('kept\n');
+      } finally {
+        await branch.release();
+        await Promise.all(copies.map((copy) => copy.close()));
+      }
+    });
+
     it('refuses a count that is not a whole number from 1', async ({ sandbox }) => {
       for (const count of [0, 1.5, -2]) {
         await expect(sandbox.fork!(count)).rejects.toMatchObject({ code: 'SANDBOX_INVALID_SPEC' });

@@ -39,6 +39,8 @@ describe('intercode bench', () => {
       'env close',
       // The Bash env forks on bwrap: its fork(8) is measured too (target 20 ms).
       'fork(8) after the gold actions',
+      // And what a group rollout pays: the fork, then a first action in every copy (each opens its sandbox).
+      'fork(8) and a gold action in each copy',
       // Its warm pool: the spare pair of sandboxes, some MiB.
       'idle warm pool memory',
       'gold episodes per second, concurrency 1',
@@ -65,6 +67,11 @@ describe('intercode bench', () => {
       target: { op: '<=', value: 200, stat: 'p50' },
     });
     expect(byName['env close']).toMatchObject({ unit: 'ms', n: 5, target: { op: '<=', value: 100 } });
+    // The copies open at their first action: the fork with those actions takes at least the fork.
+    expect(byName['fork(8) and a gold action in each copy']).toMatchObject({ unit: 'ms', n: 4 });
+    expect(byName['fork(8) and a gold action in each copy']!.p50).toBeGreaterThanOrEqual(
+      byName['fork(8) after the gold actions']!.p50,
+    );
     // A whole episode takes at least its reset, step and score.
     expect(byName['whole gold episode']!.mean).toBeGreaterThanOrEqual(byName.reset!.mean);
     // The table names every figure; the exit code says whether every target was met (timing varies

@@ -4,8 +4,13 @@
  * as the original does in the same state, survive the original's close, and say what they lack
  * (processes left running).
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Env, StepResult } from '../../../src/core/env.js';
+import { currentOwner } from '../../../src/core/host/owner.js';
+import { runtimeDir } from '../../../src/core/host/runtime-dir.js';
+import { BwrapProvider } from '../../../src/sandbox/bwrap/bwrap-provider.js';
 import { it } from '../../support/fixtures.js';
 import { bwrapMissing } from '../../support/missing-components.js';
 import { useDemoBash } from './demo-bash-fixture.js';
@@ -20,6 +25,16 @@ async function forked(source: Env, count: number): Promise<Env[]> {
   expect(envs).toHaveLength(count);
   demo.track(...envs);
   return envs;
+}
+
+/** The kept layers of forks (`Sandbox.branch`) made from now on and not yet freed. */
+function keptSince(): () => string[] {
+  const list = () => {
+    const dir = join(runtimeDir(), currentOwner());
+    return existsSync(dir) ? readdirSync(dir).filter((name) => name.includes('.kept-')) : [];
+  };
+  const before = new Set(list());
+  return () => list().filter((name) => !before.has(name));
 }
 
 /** The output of a command that must succeed. */
@@ -202,6 +217,81 @@ describe('BashEnv.fork on bwrap', () => {
     const open = provider.size;
     await expect(original.fork(2)).rejects.toMatchObject({ code: 'SANDBOX_IO' });
     expect(provider.size).toBe(open);
+  });
+
+  it("opens a copy's sandbox at its first use, in the state of the fork whatever the original did since", async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    // No warm pool: its spare pair, started in the background, would change the count of open sandboxes.
+    const original = bashEnv({ warm: false });
+    await original.reset({ index: at('write-summary') });
+    await out(original, 'cd /demo && echo forked > state.txt && FORKED=yes');
+    const open = provider.size;
+    const kept = keptSince();
+    const [used, unused, closed] = await forked(original, 3);
+    if (!used || !unused || !closed) throw new Error('three copies expected');
+    // The fork kept one copy of the writable layer and opened no sandbox.
+    expect(provider.size).toBe(open);
+    expect(kept()).toHaveLength(1);
+    await out(original, 'echo later > state.txt && rm logs/app.log && cd / && FORKED=no');
+    expect(await out(used, 'pwd; cat state.txt; echo $FORKED; ls logs/app.log')).toBe(
+      '/demo\nforked\nyes\nlogs/app.log\n',
+    );
+    expect(provider.size).toBe(open + 1);
+    await closed.close();
+    expect(provider.size).toBe(open + 1);
+    expect(kept()).toHaveLength(1);
+    // The last copy to open (or close) frees the kept layer.
+    expect((await unused.score()).value).toBeLessThan(1);
+    expect(kept()).toEqual([]);
+    expect(await out(unused, 'cat /demo/state.txt')).toBe('forked\n');
+    expect(await out(original, 'cat /demo/state.txt')).toBe('later\n');
+  });
+
+  it('forks while the gold still runs; a copy scores against the gold once it has run', async ({ needs }) => {
+    needs(noBwrap);
+    const tasks = demo.dataset.tasks.map((task) =>
+      task.id === 'write-summary' ? { ...task, gold: `sleep 3; ${String(task.gold)}` } : task,
+    );
+    const original = bashEnv({ dataset: { ...demo.dataset, tasks }, warm: false });
+    await original.reset({ index: at('write-summary') });
+    const started = performance.now();
+    const [copy] = await forked(original, 1);
+    expect(performance.now() - started, 'the fork waits for no gold (it sleeps 3 s)').toBeLessThan(2_500);
+    await out(copy!, 'mkdir -p /demo/reports && wc -l < /demo/logs/app.log > /demo/reports/summary.txt');
+    expect((await copy!.score()).value).toBe(1);
+    expect((await original.score()).value).toBeLessThan(1);
+    // The original's next episode starts once its evaluation sandbox is idle (the gold, the digests).
+    await original.reset({ index: at('count-python-files') });
+    expect((await copy!.score()).value).toBe(1);
+  });
+
+  it('frees a kept layer that no copy used when the copies close', async ({ needs }) => {
+    needs(noBwrap);
+    const original = bashEnv({ warm: false });
+    await original.reset({ index: at('count-python-files') });
+    await out(original, 'echo x > /demo/kept.txt');
+    const kept = keptSince();
+    const copies = await forked(original, 2);
+    expect(kept()).toHaveLength(1);
+    await Promise.all(copies.map((copy) => copy.close()));
+    await expect.poll(kept).toEqual([]);
+  });
+
+  it('removes a kept layer never freed when its provider closes', async ({ needs }) => {
+    needs(noBwrap);
+    const own = new BwrapProvider();
+    const kept = keptSince();
+    try {
+      const sandbox = await own.create();
+      await sandbox.session().run('echo x > /tmp/x');
+      await sandbox.branch!();
+      expect(kept()).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+    expect(kept()).toEqual([]);
   });
 
   it('forks in upstream compatibility mode: the emulated directory and the files', async ({ needs }) => {
