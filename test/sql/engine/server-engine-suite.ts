@@ -77,6 +77,8 @@ export interface ServerEngineCase {
   };
   /** Checks on the Spider gold results (the failures: index and message). */
   goldExpectations(result: GoldResult): void;
+  /** Cases of this engine only, on the suite's engine (`open` a session on a prepared database). */
+  more?(open: (database: string) => Promise<SqlSession>): void;
 }
 
 export interface GoldResult {
@@ -85,7 +87,7 @@ export interface GoldResult {
   readonly classes: Record<string, number>;
 }
 
-const NORMAL: QueryOptions = { timeoutMs: 10_000, maxRows: Number.POSITIVE_INFINITY };
+export const NORMAL: QueryOptions = { timeoutMs: 10_000, maxRows: Number.POSITIVE_INFINITY };
 
 /** Spider's gold queries that failed on upstream's MySQL 8 (corrupt_gold), from the recorded results. */
 export const UPSTREAM_FAILING_GOLDS = [
@@ -248,6 +250,8 @@ export function serverEngineSuite(c: ServerEngineCase): void {
       );
       c.goldExpectations({ ok, failures, classes });
     });
+
+    c.more?.(open);
 
     it('resets to the pristine database after DDL, DML and an open transaction', async () => {
       const session = await open('concert_singer');

@@ -23,6 +23,7 @@ import {
 } from './postgres-statement-runner.js';
 import type { PostgresEndpoint } from './postgres-url.js';
 import { postgresTypeName, postgresTypes } from './postgres-values.js';
+import { unnameableDoubleQuoted } from './unnameable-double-quoted.js';
 
 /** One session copy of a database: its database, its role, and how to make it pristine again. */
 export interface PostgresSlot {
@@ -131,6 +132,7 @@ export class PostgresSession extends ServerSession<
   #wrote = false;
   /** The copy must be made anew at the reset (it filled the store, or grew past `copyBytes`). */
   #recreate = false;
+  #names: Set<string> | undefined;
 
   private constructor(
     database: string,
@@ -165,6 +167,9 @@ export class PostgresSession extends ServerSession<
       return this.introspect(introspection, options, clock);
     let text = statement.text;
     if (!verdict.cursor) this.#wrote = true;
+    else if (this.host.doubleQuotedStrings && !this.#wrote && this.schema.tables.size > 0) {
+      text = unnameableDoubleQuoted(text, this.#pristineNames()) ?? text;
+    }
     for (let attempt = 0; ; attempt++) {
       const result = await this.#runner.run(text, verdict.cursor, options);
       if (result.lost) return this.afterLoss(result.lost, result.timedOut, options, clock.elapsed);
@@ -182,6 +187,18 @@ export class PostgresSession extends ServerSession<
       }
       return this.outcome(result, options, clock.elapsed());
     }
+  }
+
+  /** The pristine database's table and column names, lower case (see `unnameableDoubleQuoted`). */
+  #pristineNames(): ReadonlySet<string> {
+    if (!this.#names) {
+      this.#names = new Set(this.schema.tables.keys());
+      for (const table of this.schema.tables.values()) {
+        for (const column of table.table.columns) this.#names.add(column.name.toLowerCase());
+        for (const column of table.columns) this.#names.add(column.name.toLowerCase());
+      }
+    }
+    return this.#names;
   }
 
   /**

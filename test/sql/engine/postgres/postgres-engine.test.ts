@@ -2,11 +2,11 @@
  * The PostgreSQL engine on a server it starts itself (see `../server-engine-suite.ts` for what
  * is checked). Skipped when PostgreSQL is not installed or the upstream data mirror is missing.
  */
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { PostgresEngine } from '../../../../src/sql/engine/postgres/postgres-engine.js';
 import type { SqlEngine } from '../../../../src/sql/engine/sql-engine.js';
 import { postgresBinaries } from '../../../../src/sql/server/server-binaries.js';
-import { serverEngineSuite } from '../server-engine-suite.js';
+import { NORMAL, rows, serverEngineSuite } from '../server-engine-suite.js';
 
 function installed(): boolean {
   try {
@@ -108,5 +108,33 @@ serverEngineSuite({
   goldExpectations: ({ ok }) => {
     // PostgreSQL's dialect refuses some of Spider's MySQL-isms (see the printed classes).
     expect(ok).toBeGreaterThanOrEqual(930);
+  },
+  more: (open) => {
+    it('reads a double-quoted name that names nothing as a string, and every other as a name', async () => {
+      const session = await open('concert_singer');
+      const q = async (sql: string) => rows(await session.query(sql, NORMAL));
+      const france = await q("SELECT Name FROM singer WHERE Country = 'France' ORDER BY Name");
+      expect(france.length).toBeGreaterThan(0);
+      // A value (turned into a string before it runs), in a list too.
+      expect(await q('SELECT Name FROM singer WHERE Country = "France" ORDER BY Name')).toEqual(france);
+      expect(await q('SELECT Name FROM singer WHERE Country IN ("France", "Nowhere") ORDER BY Name')).toEqual(
+        france,
+      );
+      // A column of the database (any case of it) stays a name, the way PostgreSQL reads it: "country"
+      // is the column, "Country" names no column (PostgreSQL folds the table's names) and so is a string.
+      expect(await q(`SELECT Name FROM singer WHERE "country" = 'France' ORDER BY Name`)).toEqual(france);
+      expect(await q('SELECT "Country" FROM singer LIMIT 1')).toEqual([['Country']]);
+      // Aliases, with and without AS, stay names.
+      const count = await q('SELECT count(*) FROM singer');
+      expect(await q('SELECT count(*) "n" FROM singer ORDER BY "n"')).toEqual(count);
+      const byCountry = await q('SELECT Country, count(*) FROM singer GROUP BY Country ORDER BY Country');
+      expect(
+        await q('SELECT Country AS "place", count(*) FROM singer GROUP BY "place" ORDER BY "place"'),
+      ).toEqual(byCountry);
+      // After a write in the episode the names are not judged ahead: PostgreSQL's error decides.
+      await session.query('UPDATE singer SET Age = Age', NORMAL);
+      expect(await q('SELECT Name FROM singer WHERE Country = "France" ORDER BY Name')).toEqual(france);
+      await session.reset();
+    });
   },
 });
