@@ -15,7 +15,7 @@ import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { branchCopies } from '../../sandbox/branch-sandbox.js';
 import { LEFTOVER_PROCESSES_COMMAND } from '../../sandbox/leftover-processes.js';
-import type { SandboxSpec } from '../../sandbox/sandbox.js';
+import type { Quiesced, SandboxSpec } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
@@ -241,32 +241,31 @@ export class BashEnv implements Env {
   }
 
   /**
-   * The reward of the agent's file system and last output against the gold's. Every process of the
-   * agent's sandbox is stopped first (the episode's state is what the walk sees; an agent process
-   * left running cannot race it) and resumed after. A walk past its bounds scores 0 with the reason
-   * in `scoreLimit`.
+   * The reward of the agent's file system and last output against the gold's. Once its background
+   * jobs are done (or after a second), every process of the agent's sandbox left running is stopped
+   * while it is walked (none can race the walk), then resumed; with none left, nothing can change
+   * its files and nothing is stopped. The evaluation sandbox is stopped while its files are hashed.
+   * A walk past its bounds scores 0 with the reason in `scoreLimit`.
    */
   async score(): Promise<Score> {
     const { boxes } = this.#require();
-    await settleBackgroundJobs(boxes.agent);
-    // After a fork, the gold's digests read then (the copies' too); before, the evaluation sandbox
-    // is stopped too (once its gold has run), at the same time as the agent's: a stop takes effect
-    // when its process is next scheduled, so the two waits overlap.
+    const idle = await settleBackgroundJobs(boxes.agent);
+    // After a fork, the gold's digests read then (the copies' too); before, from the evaluation
+    // sandbox, stopped (once its gold has run) only if the content check needs them. A walk past its
+    // bounds there is the gold's failure (its own files), not the agent's.
     const frozen = this.#goldDigests;
     const evaluator = boxes.evaluator;
-    const evaluatorStopped = frozen || !evaluator ? undefined : this.#gold!.then(() => evaluator.quiesce());
-    evaluatorStopped?.catch(() => {});
-    const evalDigests = (paths: readonly string[]): Promise<GoldDigests> =>
-      frozen ??
-      evaluatorStopped!
+    let evaluatorStopped: Promise<Quiesced> | undefined;
+    const evalDigests = (paths: readonly string[]): Promise<GoldDigests> => {
+      if (frozen) return frozen;
+      evaluatorStopped ??= this.#gold!.then(() => evaluator!.quiesce());
+      return evaluatorStopped
         .then(() => evaluator!.digest(paths))
-        .catch((error: unknown) => {
-          // The gold's own files: not the agent's doing, so the gold is what failed.
-          if (isScorerLimit(error)) return null;
-          throw error;
-        });
+        .catch((error: unknown) => (isScorerLimit(error) ? null : Promise.reject(error)));
+    };
+    const walk = () => this.#scoreStopped(boxes, evalDigests);
     try {
-      return await whileStopped(boxes.agent, () => this.#scoreStopped(boxes, evalDigests));
+      return await (idle ? walk() : whileStopped(boxes.agent, walk));
     } catch (error) {
       if (!isScorerLimit(error)) throw error;
       return limitScore(error.message);

@@ -40,6 +40,13 @@ export interface ScriptLayerOptions {
    * (`touch -t`) are kept. Cached apart from the plain layer.
    */
   readonly pinnedClockMs?: number;
+  /**
+   * With `pinnedClockMs`: whether the build's clock is pinned (the image has libfaketime; filled by
+   * `scriptLayer` from its provider). Without it the script reads the real time, which stays in what
+   * it writes (an archive's member times), so such a layer is cached apart and rebuilt once the
+   * image can pin the clock.
+   */
+  readonly clockPinned?: boolean;
 }
 
 const inFlight = new Map<string, Promise<string>>();
@@ -49,7 +56,11 @@ const inFlight = new Map<string, Promise<string>>();
  * cached by the hash of the script and the image: rebuilt only when either changes.
  * Returns the layer directory, to be used in `SandboxSpec.layers`.
  */
-export function scriptLayer(provider: SandboxProvider, options: ScriptLayerOptions): Promise<string> {
+export function scriptLayer(provider: SandboxProvider, given: ScriptLayerOptions): Promise<string> {
+  const options =
+    given.pinnedClockMs === undefined || given.clockPinned !== undefined
+      ? given
+      : { ...given, clockPinned: (provider.clockLibrary?.(given.image) ?? null) !== null };
   const { base, layer, built } = scriptLayerStatus(options);
   if (built) return Promise.resolve(layer);
   let pending = inFlight.get(base);
@@ -72,7 +83,7 @@ export function scriptLayerStatus(options: ScriptLayerOptions): {
 } {
   const key = createHash('sha256')
     .update(
-      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.pinnedClockMs === undefined ? 'unpinned' : `made at ${options.pinnedClockMs - LAYER_AGE_MS}`}\n${options.script}`,
+      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.pinnedClockMs === undefined ? 'unpinned' : `made at ${options.pinnedClockMs - LAYER_AGE_MS}${options.clockPinned === undefined ? '' : options.clockPinned ? ', clock pinned' : ', clock running'}`}\n${options.script}`,
     )
     .digest('hex')
     .slice(0, 16);

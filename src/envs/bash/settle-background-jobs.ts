@@ -10,13 +10,17 @@ const SETTLE_MS = 1_000;
  * that the file system is compared once they are done rather than at whatever point they reached
  * (NL2Bash fs1/11 compresses files with `xargs -P10 … &`). Each command of a session runs in its
  * own child of the shell's controller, so `jobs` would not see them: the check lists the processes
- * the gold left running (builtins only; a sandbox without any costs one round trip).
+ * the gold left running (builtins only; a sandbox without any costs one round trip). Resolves true
+ * when none is left: then only the sandbox's own machinery runs (its init, the shell's controller,
+ * which runs nothing until asked), no process can change its files, and none can start.
  */
-export async function settleBackgroundJobs(sandbox: Sandbox): Promise<void> {
+export async function settleBackgroundJobs(sandbox: Sandbox): Promise<boolean> {
   const deadline = performance.now() + SETTLE_MS;
   for (;;) {
     const jobs = await sandbox.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: SETTLE_MS });
-    if (jobs.timedOut || jobs.output.trim() === '' || performance.now() > deadline) return;
+    if (jobs.timedOut) return false;
+    if (jobs.output.trim() === '') return jobs.exitCode === 0;
+    if (performance.now() > deadline) return false;
     await sleep(10);
   }
 }
