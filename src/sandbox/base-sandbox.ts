@@ -125,36 +125,29 @@ export abstract class BaseSandbox implements Sandbox {
   abstract stats(): Promise<SandboxStats>;
 
   /**
-   * `Sandbox.fork` for a backend that can open a sandbox of the same spec on a copy of this one's
-   * writable layer (`open`, called `count` times while every process of this sandbox is stopped, so
-   * the layer cannot change under the copy): then the main shell's state goes to each copy's main
-   * shell. Processes are not copied. A failed copy closes the others.
+   * `Sandbox.fork` for a backend that has `branch`: `count` copies opened from one branch of this
+   * sandbox, which is released once they are open. A failed copy closes the others.
    */
-  protected async forkWith<T extends BaseSandbox>(count: number, open: () => Promise<T>): Promise<T[]> {
+  protected async forkFromBranch(count: number, branch: () => Promise<SandboxBranch>): Promise<Sandbox[]> {
     if (!Number.isInteger(count) || count < 1) {
       throw new SandboxError(
         'SANDBOX_INVALID_SPEC',
         `fork count must be a whole number from 1, not ${count}`,
       );
     }
-    const state = await this.#main!.exportState();
-    const stopped = await this.quiesce();
-    let made: PromiseSettledResult<T>[];
+    const kept = await branch();
     try {
-      made = await Promise.allSettled(Array.from({ length: count }, () => open()));
-    } finally {
-      await stopped.resume();
-    }
-    const copies = made.flatMap((copy) => (copy.status === 'fulfilled' ? [copy.value] : []));
-    try {
+      const made = await Promise.allSettled(Array.from({ length: count }, () => kept.open()));
+      const copies = made.flatMap((copy) => (copy.status === 'fulfilled' ? [copy.value] : []));
       const failed = made.find((copy) => copy.status === 'rejected');
-      if (failed) throw failed.reason;
-      await Promise.all(copies.map((copy) => copy.#main!.importState(state)));
-    } catch (error) {
-      await Promise.all(copies.map((copy) => copy.close()));
-      throw error;
+      if (failed) {
+        await Promise.all(copies.map((copy) => copy.close()));
+        throw failed.reason;
+      }
+      return copies;
+    } finally {
+      await kept.release();
     }
-    return copies;
   }
 
   /**

@@ -46,11 +46,6 @@ export class BranchSandbox implements Sandbox {
     return this.#sandbox?.id ?? 'branch';
   }
 
-  /** Whether the copy has opened its sandbox (benchmarks and tests). */
-  get opened(): boolean {
-    return this.#sandbox !== undefined;
-  }
-
   /** The sandbox, opened from the branch at the first call. */
   open(): Promise<Sandbox> {
     if (this.#closed) return Promise.reject(closedError());

@@ -335,7 +335,7 @@ export class BashEnv implements Env {
         `the ${agent.provider} backend cannot copy a sandbox's file system: fork needs --backend bwrap`,
       );
     }
-    // Nor the gold nor its digests are waited for: the copies share both as promises.
+    // Neither the gold nor its digests are waited for: the copies share both as promises.
     const gold = this.#gold!;
     const evaluator = boxes.evaluator;
     if (!this.#goldDigests && evaluator) {

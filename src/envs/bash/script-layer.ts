@@ -83,13 +83,21 @@ export function scriptLayerStatus(options: ScriptLayerOptions): {
 } {
   const key = createHash('sha256')
     .update(
-      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${options.pinnedClockMs === undefined ? 'unpinned' : `made at ${options.pinnedClockMs - LAYER_AGE_MS}${options.clockPinned === undefined ? '' : options.clockPinned ? ', clock pinned' : ', clock running'}`}\n${options.script}`,
+      `${BUILDER_VERSION}\n${imageIdentity(options.image)}\n${[...options.keepEmptyUnder].sort().join(',')}\n${clockKey(options)}\n${options.script}`,
     )
     .digest('hex')
     .slice(0, 16);
   const name = options.pinnedClockMs === undefined ? options.name : `${options.name}-pinned`;
   const base = join(cacheDir(), 'layers', `${name}-${key}`);
   return { key, base, layer: join(base, 'layer'), built: existsSync(join(base, 'complete')) };
+}
+
+/** The clock part of a layer's cache key: plain, or pinned at its instant (with the build's clock pinned or running). */
+function clockKey(options: ScriptLayerOptions): string {
+  if (options.pinnedClockMs === undefined) return 'unpinned';
+  const clock =
+    options.clockPinned === undefined ? '' : options.clockPinned ? ', clock pinned' : ', clock running';
+  return `made at ${options.pinnedClockMs - LAYER_AGE_MS}${clock}`;
 }
 
 async function build(provider: SandboxProvider, options: ScriptLayerOptions, base: string): Promise<string> {

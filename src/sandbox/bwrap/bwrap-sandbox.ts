@@ -18,7 +18,14 @@ import { OutputBuffer } from '../output-buffer.js';
 import { MountHelper } from '../overlay/mount-helper.js';
 import type { PersistentShell } from '../persistent-shell.js';
 import { processTree, type Quiesced, stopProcesses } from '../process-freezer.js';
-import type { ExecOptions, FileChange, SandboxBranch, SandboxProcess, SandboxStats } from '../sandbox.js';
+import type {
+  ExecOptions,
+  FileChange,
+  Sandbox,
+  SandboxBranch,
+  SandboxProcess,
+  SandboxStats,
+} from '../sandbox.js';
 import { sandboxSeccompProgram } from '../seccomp/seccomp-program.js';
 import { controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
@@ -245,13 +252,10 @@ export class BwrapSandbox extends BaseSandbox {
     return this.#config.helper.diff(MountHelper.upperPath(this.#config.dir), this.#config.lowers);
   }
 
-  /**
-   * Copies on the same layers: each new upper layer is a copy of this one's, made by the mount
-   * helper before the copy's overlay is mounted (see `BaseSandbox.forkWith`).
-   */
-  fork(count: number): Promise<BwrapSandbox[]> {
+  /** Copies on the same layers, opened from one branch (see `BaseSandbox.forkFromBranch`). */
+  fork(count: number): Promise<Sandbox[]> {
     if (this.closed) return Promise.reject(this.closedError());
-    return this.forkWith(count, () => this.#config.copy(MountHelper.upperPath(this.#config.dir)));
+    return this.forkFromBranch(count, () => this.branch());
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { SqlDialect } from '../dump/sql-dialect.js';
+import type { SqlToken } from '../dump/sql-token.js';
 import { tokenizeSql } from '../dump/tokenize-sql.js';
 
 /**
@@ -13,13 +14,25 @@ import { tokenizeSql } from '../dump/tokenize-sql.js';
  * with this and runs it again.
  */
 export function doubleQuotedAsString(sql: string, value: string, dialect: SqlDialect): string | undefined {
-  const tokens = tokenizeSql(sql, dialect).filter(
-    (token) => token.kind === 'quoted-identifier' && token.text.startsWith('"') && token.value === value,
+  return doubleQuotedTokensAsStrings(sql, tokenizeSql(sql, dialect), new Set([value]));
+}
+
+/**
+ * {@link doubleQuotedAsString} for every name of `values` at once, on the statement's tokens already
+ * made (`tokenizeSql` of `sql`).
+ */
+export function doubleQuotedTokensAsStrings(
+  sql: string,
+  tokens: readonly SqlToken[],
+  values: ReadonlySet<string>,
+): string | undefined {
+  const quoted = tokens.filter(
+    (token) => token.kind === 'quoted-identifier' && token.text.startsWith('"') && values.has(token.value),
   );
-  if (tokens.length === 0) return undefined;
-  const literal = `'${value.replaceAll("'", "''")}'`;
+  if (quoted.length === 0) return undefined;
   let rewritten = sql;
-  for (const token of tokens.reverse()) {
+  for (const token of quoted.reverse()) {
+    const literal = `'${token.value.replaceAll("'", "''")}'`;
     rewritten = rewritten.slice(0, token.start) + literal + rewritten.slice(token.end);
   }
   return rewritten;

@@ -193,9 +193,9 @@ export class PostgresSession extends ServerSession<
   #pristineNames(): ReadonlySet<string> {
     if (!this.#names) {
       this.#names = new Set(this.schema.tables.keys());
+      // The columns as the engine built them (names folded to lower case).
       for (const table of this.schema.tables.values()) {
-        for (const column of table.table.columns) this.#names.add(column.name.toLowerCase());
-        for (const column of table.columns) this.#names.add(column.name.toLowerCase());
+        for (const column of table.columns) this.#names.add(column.name);
       }
     }
     return this.#names;

@@ -1,6 +1,6 @@
 import type { SqlToken } from '../../dump/sql-token.js';
 import { tokenizeSql } from '../../dump/tokenize-sql.js';
-import { doubleQuotedAsString } from '../double-quoted-as-string.js';
+import { doubleQuotedTokensAsStrings } from '../double-quoted-as-string.js';
 
 /** Columns every PostgreSQL table has besides its own. */
 const SYSTEM_COLUMNS = new Set(['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid']);
@@ -10,7 +10,7 @@ const SYSTEM_NAME = /^(pg_|information_schema$)/;
 
 /**
  * The statement with its double-quoted names that can name nothing already turned into strings
- * (`doubleQuotedAsString`), or undefined when there is none. The session would otherwise run the
+ * (as `doubleQuotedAsString` does), or undefined when there is none. The session would otherwise run the
  * statement, get PostgreSQL's "column does not exist" for each such name and run it again rewritten:
  * two round trips per name for a result this gives at once. A name counts as naming nothing only
  * when no doubt is left: it is no table or column of the database's pristine schema (`known`, lower
@@ -44,16 +44,12 @@ export function unnameableDoubleQuoted(sql: string, known: ReadonlySet<string>):
       valuePosition(tokens[index - 1], tokens[index + 1]);
     candidates.set(token.value, free);
   }
-  let rewritten = sql;
-  let changed = false;
-  for (const [value, free] of candidates) {
-    if (!free || named.has(value.toLowerCase())) continue;
-    const next = doubleQuotedAsString(rewritten, value, 'postgres');
-    if (next === undefined) continue;
-    rewritten = next;
-    changed = true;
-  }
-  return changed ? rewritten : undefined;
+  const values = new Set(
+    [...candidates]
+      .filter(([value, free]) => free && !named.has(value.toLowerCase()))
+      .map(([value]) => value),
+  );
+  return values.size > 0 ? doubleQuotedTokensAsStrings(sql, tokens, values) : undefined;
 }
 
 /** Symbols after which a name stands as a value (an operand, an argument, a list item). */
