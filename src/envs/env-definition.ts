@@ -25,6 +25,8 @@ export interface SandboxEnvConfig {
    * `false`, or `INTERCODE_WARM_POOL=off` for the whole process, turns it off).
    */
   readonly warm?: boolean;
+  /** Gold cache (`SandboxEnvOptions.goldCache`): default on in deterministic mode. */
+  readonly goldCache?: boolean;
 }
 
 /** What the SQL environment is opened with. */

@@ -30,6 +30,7 @@ function openSandboxEnvs(
       ...(config.compat ? { compat: config.compat } : {}),
       ...(config.deterministic ? { deterministic: config.deterministic } : {}),
       ...(config.warm === false ? { warm: false } : {}),
+      ...(config.goldCache !== undefined ? { goldCache: config.goldCache } : {}),
     };
     return { create: () => make(options), close: async () => {} };
   };

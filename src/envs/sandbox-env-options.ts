@@ -30,6 +30,11 @@ export interface SandboxEnvOptions {
    * `INTERCODE_WARM_POOL=off` turns it off for every env of the process.
    */
   readonly warm?: boolean;
+  /**
+   * Reuse the gold's run of a task played before in this process (see `GoldCache`): default on in
+   * deterministic mode, off otherwise; `INTERCODE_GOLD_CACHE=off` turns it off for every env.
+   */
+  readonly goldCache?: boolean;
 }
 
 /** Whether an env of these options keeps a warm pool: `warm`, unless `INTERCODE_WARM_POOL=off`. */

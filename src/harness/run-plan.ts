@@ -138,9 +138,10 @@ export class RunPlan {
   /**
    * Opens the run on a loaded dataset: checks the sandbox backend (a backend that cannot run here
    * is one error now, not a failed episode each), then starts what the envs share (a database
-   * engine and its server). Whatever fails, nothing is left running.
+   * engine and its server). Whatever fails, nothing is left running. `goldCache`: the sandbox envs'
+   * gold cache on or off (default: on in deterministic mode; the bench measures without it).
    */
-  async open(dataset: Dataset): Promise<OpenedRun> {
+  async open(dataset: Dataset, options: { readonly goldCache?: boolean } = {}): Promise<OpenedRun> {
     const definition = this.definition;
     const { actionTimeoutMs } = this.config;
     const timeout = actionTimeoutMs !== undefined ? { actionTimeoutMs } : {};
@@ -178,6 +179,7 @@ export class RunPlan {
           ...(image ? { image } : {}),
           ...(sandbox.compat ? { compat: sandbox.compat } : {}),
           ...(this.deterministic?.on ? { deterministic: { clockMs: DETERMINISTIC_CLOCK_MS } } : {}),
+          ...(options.goldCache !== undefined ? { goldCache: options.goldCache } : {}),
         },
         ...timeout,
       });

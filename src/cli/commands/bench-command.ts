@@ -12,6 +12,7 @@ import type { BenchFigure } from '../../harness/bench/bench-figure.js';
 import { BenchLlmEndpoint } from '../../harness/bench/bench-llm-endpoint.js';
 import { benchComparison, benchTable } from '../../harness/bench/bench-table.js';
 import { type EnvBenchOptions, runEnvBench } from '../../harness/bench/env-bench.js';
+import { runKeptGoldBench } from '../../harness/bench/kept-gold-bench.js';
 import { runLlmBench } from '../../harness/bench/llm-bench.js';
 import { runSandboxBench } from '../../harness/bench/sandbox-bench.js';
 import type { RunConfig } from '../../harness/run-config.js';
@@ -58,20 +59,42 @@ async function benchRun(
   label: string,
   settings: (tasks: EnvBenchOptions['tasks']) => EnvFigures,
   onProgress: (message: string) => void,
+  keptGold = false,
 ): Promise<BenchFigure[]> {
   const dataset = await plan.loadDataset();
-  const run = await plan.open(dataset);
+  const group = `${plan.envName} (${dataset.id})`;
+  const figures = settings(dataset.tasks);
+  // Tasks played for the first time: the gold cache off, though the bench plays some tasks again.
+  const run = await plan.open(dataset, { goldCache: false });
+  let measured: BenchFigure[];
   try {
-    return await runEnvBench({
+    measured = await runEnvBench({
       backend: label,
-      group: `${plan.envName} (${dataset.id})`,
+      group,
       createEnv: () => run.createEnv(),
       goldActions: plan.definition.goldActions,
       onProgress,
-      ...settings(dataset.tasks),
+      ...figures,
     });
   } finally {
     await run.close();
+  }
+  if (!keptGold) return measured;
+  const kept = await plan.open(dataset, { goldCache: true });
+  try {
+    return measured.concat(
+      await runKeptGoldBench({
+        backend: label,
+        group,
+        tasks: figures.tasks,
+        createEnv: () => kept.createEnv(),
+        goldActions: plan.definition.goldActions,
+        samples: figures.samples,
+        onProgress,
+      }),
+    );
+  } finally {
+    await kept.close();
   }
 }
 
@@ -245,6 +268,7 @@ export function registerBench(program: Command): void {
                   },
                 }),
                 onProgress,
+                true,
               )),
             );
           }
@@ -276,6 +300,7 @@ export function registerBench(program: Command): void {
                   },
                 }),
                 onProgress,
+                true,
               )),
             );
           }

@@ -19,6 +19,7 @@ import type { Quiesced, SandboxSpec } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
+import { goldCacheEnabled } from '../gold-cache.js';
 import { ownSpareWanted, type SandboxEnvOptions } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import { envWarmPool, WarmSpare } from '../warm-spare.js';
@@ -30,8 +31,9 @@ import {
   openBashBoxes,
   sameLayers,
 } from './bash-boxes.js';
+import { type BashGoldSetting, readGoldDigests, startBashGold } from './bash-gold.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
-import { COMPARED_STATUSES, type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
+import { COMPARED_STATUSES, type GoldDigests, type GoldRun } from './gold-run.js';
 import { limitScore } from './limit-score.js';
 import { observationOf } from './observation-of.js';
 import { bashReward } from './reward/bash-reward.js';
@@ -166,17 +168,6 @@ export class BashEnv implements Env {
     return spare;
   }
 
-  async #runGold(boxes: FullBashBoxes, task: Task): Promise<GoldRun> {
-    if (!boxes.evaluatorPristine) await boxes.evaluator.reset();
-    boxes.evaluatorPristine = false;
-    return runGold(boxes.evaluator, task, {
-      timeoutMs: this.#options.goldTimeoutMs ?? 60_000,
-      ignored: this.#ignored,
-      layers: boxes.layers,
-      upstream: this.#upstream,
-    });
-  }
-
   async reset(options: ResetOptions = {}): Promise<{ observation: Observation; info: ResetInfo }> {
     if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
     const task = pickTask(this.#options.dataset.tasks, options);
@@ -185,9 +176,17 @@ export class BashEnv implements Env {
     await this.#evaluatorIdle();
     const boxes = await this.#nextBoxes(await this.#layersFor(task));
     this.#task = task;
-    this.#goldDigests = undefined;
-    this.#gold = this.#runGold(boxes, task);
-    this.#gold.catch(() => {});
+    // The gold run now, or (gold cache) kept from an earlier episode of the task.
+    const setting: BashGoldSetting = {
+      spec: this.#spec(boxes.layers),
+      timeoutMs: this.#options.goldTimeoutMs ?? 60_000,
+      upstream: this.#upstream,
+      ignored: this.#ignored,
+      cache: goldCacheEnabled(this.#options),
+    };
+    const gold = startBashGold(boxes, task, setting, (read) => this.#forgetDigests(read));
+    this.#gold = gold.run;
+    this.#goldDigests = gold.digests;
     if (!boxes.agentPristine) await boxes.agent.reset();
     boxes.agentPristine = false;
     this.#lastObservation = task.query;
@@ -339,12 +338,7 @@ export class BashEnv implements Env {
     const gold = this.#gold!;
     const evaluator = boxes.evaluator;
     if (!this.#goldDigests && evaluator) {
-      const read = gold.then((run) => goldDigests(evaluator, run));
-      this.#goldDigests = read;
-      // A failed read is not kept: scoring then asks the evaluation sandbox again, as before the fork.
-      read.catch(() => {
-        if (this.#goldDigests === read) this.#goldDigests = undefined;
-      });
+      this.#goldDigests = readGoldDigests(evaluator, gold, (read) => this.#forgetDigests(read));
     }
     const digests = this.#goldDigests!;
     const leftover = await agent.session().run(LEFTOVER_PROCESSES_COMMAND, { timeoutMs: 10_000 });
@@ -371,6 +365,11 @@ export class BashEnv implements Env {
           ]
         : [];
     return { envs, notCopied };
+  }
+
+  /** A failed read of the gold's digests is not kept: scoring then asks the evaluation sandbox again. */
+  #forgetDigests(read: Promise<GoldDigests>): void {
+    if (this.#goldDigests === read) this.#goldDigests = undefined;
   }
 
   /** Once this env's evaluation sandbox runs nothing: the gold, and the read of its digests for a fork. */

@@ -21,8 +21,8 @@ export type GoldDigests = Readonly<Record<string, string | null>> | null;
 /** The statuses whose paths the content check compares (upstream's added, untracked and copied). */
 export const COMPARED_STATUSES: readonly string[] = ['A', '??', 'C'];
 
-/** Joins a list gold with `;`, as upstream does. */
-function goldCommand(task: Task): string | undefined {
+/** The task's gold command: a list gold joined with `;`, as upstream does. */
+export function goldCommand(task: Task): string | undefined {
   if (task.gold === undefined) return undefined;
   return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
 }

@@ -1,4 +1,5 @@
 import type { Task } from '../../core/task.js';
+import { GoldCache } from '../gold-cache.js';
 import type { CodeResult, RunReply } from './driver-messages.js';
 import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
 
@@ -33,4 +34,25 @@ export async function goldRun(
     corrupt: true,
     reason: `the gold fails its own tests: ${step}: ${reply.results[failed]?.error ?? 'not run'}`,
   };
+}
+
+/** The gold's runs of the MBPP tasks this process played (see `GoldCache`). */
+const GOLDS = new GoldCache<GoldRun>();
+
+/** The gold cache's key of a task: `setting` names what else the gold's run depends on. */
+export function goldKey(task: Task, setting: readonly unknown[]): string {
+  return JSON.stringify([...setting, setupOf(task), goldOf(task), testsOf(task)]);
+}
+
+/**
+ * The gold's run through the gold cache (see `GoldCache.share`; kept unless corrupt); no key (the
+ * cache off): `run()`'s.
+ */
+export function sharedGoldRun(key: string | undefined, run: () => Promise<GoldRun>): Promise<GoldRun> {
+  return key === undefined ? run() : GOLDS.share(key, run, (gold) => !gold.corrupt);
+}
+
+/** The Python gold cache's figures (see `GoldCache.stats`). */
+export function pythonGoldCacheStats(): ReturnType<GoldCache<GoldRun>['stats']> {
+  return GOLDS.stats();
 }

@@ -14,11 +14,12 @@ import { EnvError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { skipStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
+import { goldCacheEnabled } from '../gold-cache.js';
 import { type SandboxEnvOptions, warmPoolEnabled } from '../sandbox-env-options.js';
 import { pickTask } from '../task-picker.js';
 import type { CodeResult, RunOptions, RunReply, RunTarget } from './driver-messages.js';
 import { referenceFunctionName, submittedFunctionName } from './function-names.js';
-import { type GoldRun, goldRun } from './gold-run.js';
+import { type GoldRun, goldKey, goldRun, sharedGoldRun } from './gold-run.js';
 import { type JudgePlan, judgeTests } from './judge-tests.js';
 import { mbppScore } from './mbpp-reward.js';
 import { goldOf, setupOf, testsOf } from './mbpp-task-fields.js';
@@ -168,7 +169,13 @@ export class PythonEnv implements Env {
     const { agent, evaluator } = await this.#ensureBoxes();
     this.#task = task;
     this.#lastDefined = undefined;
-    this.#gold = this.#runGold(evaluator, task);
+    // The gold run now, or (gold cache) kept from an earlier episode of the task.
+    const { provider, image, deterministic, goldTimeoutMs } = this.#options;
+    const setting = [provider.id, image ?? provider.defaultImage, deterministic, this.#interpreterOptions];
+    const key = goldCacheEnabled(this.#options)
+      ? goldKey(task, [...setting, goldTimeoutMs ?? DEFAULT_GOLD_TIMEOUT_MS, this.#maxOutputBytes])
+      : undefined;
+    this.#gold = sharedGoldRun(key, () => this.#runGold(evaluator, task));
     this.#gold.catch(() => {});
     await freshAgent(agent, this.#key, this.#interpreterOptions);
     this.#driver = agent.interpreter;

@@ -45,6 +45,9 @@ describe('intercode bench', () => {
       'idle warm pool memory',
       'gold episodes per second, concurrency 1',
       'gold episodes per second, concurrency 2',
+      // The episodes of tasks the process played before, where the gold cache answers for the gold.
+      'whole gold episode, task played before (gold kept)',
+      'gold episodes per second, concurrency 2, tasks played before',
     ]);
     for (const figure of report.figures) {
       expect(figure).toMatchObject({ backend: 'bwrap', group: 'bash (demo/bash)' });
@@ -60,6 +63,11 @@ describe('intercode bench', () => {
       target: { op: '<=', stat: 'p50' },
     });
     expect(byName['gold episodes per second, concurrency 2']).toMatchObject({ unit: 'episodes/s', n: 1 });
+    expect(byName['whole gold episode, task played before (gold kept)']).toMatchObject({ unit: 'ms', n: 4 });
+    expect(byName['gold episodes per second, concurrency 2, tasks played before']).toMatchObject({
+      unit: 'episodes/s',
+      n: 1,
+    });
     // Five new envs at least, each built to its first observation and closed after an episode.
     expect(byName['env construction to first observation']).toMatchObject({
       unit: 'ms',
