@@ -1,5 +1,6 @@
 import mysql, { type Connection } from 'mysql2';
 import type { SqlStatement } from '../../dump/split-statements.js';
+import { copyNameMask } from '../copy-name-mask.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { oneLineMessage, type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
 import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
@@ -33,11 +34,6 @@ const INTERRUPTED = new Set([1317, 1969, 3024]);
 /** ER_PARSE_ERROR: the statement never ran. */
 const PARSE_ERROR = 1064;
 
-/** The copy's database name as a whole word (`Tables_in_` may precede it). */
-function copyNamePattern(copy: string): string {
-  return `(?<![A-Za-z0-9$])${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`;
-}
-
 /**
  * A session on its own copy of one database (see `MysqlEngine` for copies and accounts).
  *
@@ -63,8 +59,8 @@ export class MysqlSession extends ServerSession<
     timeout: '; the query did not stop, its connection was closed and the database reset to pristine',
     lost: 'the database was reset to pristine',
   };
-  /** The copy's name in server text, compiled on first use (a session keeps its copy). */
-  #copyName: RegExp | undefined;
+  /** The copy's name in server text as the database's own (a session keeps its copy). */
+  #unmask: ((text: string) => string) | undefined;
   #pendingWrites = false;
   #rebuild = false;
   /** Lower-case names mentioned by the statements that may have changed the copy since the reset. */
@@ -211,10 +207,8 @@ export class MysqlSession extends ServerSession<
    * doesn't exist`) as the agent would see it on upstream's single database (`voter_1`).
    */
   private unmask(text: string): string {
-    const shown = this.database.toLowerCase();
-    if (this.slot.database === shown) return text;
-    this.#copyName ??= new RegExp(copyNamePattern(this.slot.database), 'gi');
-    return text.replace(this.#copyName, shown);
+    this.#unmask ??= copyNameMask(this.slot.database, this.database.toLowerCase());
+    return this.#unmask(text);
   }
 
   /** The session settings (again after `COM_RESET_CONNECTION`, which restores the server's defaults). */

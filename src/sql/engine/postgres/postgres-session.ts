@@ -8,6 +8,7 @@ import {
   type IntrospectionStatement,
   recognizeMysqlIntrospection,
 } from '../../introspection/recognize-mysql-introspection.js';
+import { copyNameMask } from '../copy-name-mask.js';
 import { doubleQuotedAsString } from '../double-quoted-as-string.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
@@ -25,6 +26,12 @@ import type { PostgresEndpoint } from './postgres-url.js';
 import { postgresTypeName, postgresTypes } from './postgres-values.js';
 import { unnameableDoubleQuoted } from './unnameable-double-quoted.js';
 
+/**
+ * A statement whose values may hold the database's name: it reads the catalogue (`current_database()`,
+ * `current_catalog`, `information_schema`, the `pg_` views). Only their values are searched for the
+ * copy's name, which a table of the task's data never holds.
+ */
+const NAMES_DATABASE = /current_database|current_catalog|information_schema|pg_|catalog/i;
 /** One session copy of a database: its database, its role, and how to make it pristine again. */
 export interface PostgresSlot {
   /** The copy's database name on the server. */
@@ -133,6 +140,8 @@ export class PostgresSession extends ServerSession<
   /** The copy must be made anew at the reset (it filled the store, or grew past `copyBytes`). */
   #recreate = false;
   #names: Set<string> | undefined;
+  /** See `#unmask` (a session keeps its copy). */
+  #mask: ((text: string) => string) | undefined;
 
   private constructor(
     database: string,
@@ -185,7 +194,7 @@ export class PostgresSession extends ServerSession<
           continue;
         }
       }
-      return this.outcome(result, options, clock.elapsed());
+      return this.outcome(result, options, clock.elapsed(), NAMES_DATABASE.test(text));
     }
   }
 
@@ -345,16 +354,37 @@ export class PostgresSession extends ServerSession<
     );
   }
 
-  private outcome(result: PostgresRunResult, options: QueryOptions, durationMs: number): QueryOutcome {
+  /**
+   * Server text that names this session's copy (`current_database()`, `information_schema`'s
+   * catalog columns, errors) with the database's own name, as the first copy, which has it, shows.
+   */
+  #unmask(text: string): string {
+    this.#mask ??= copyNameMask(this.slot.database, this.database.toLowerCase());
+    return this.#mask(text);
+  }
+
+  /** `namesDatabase`: the statement may return the database's name in its values (see `NAMES_DATABASE`). */
+  private outcome(
+    result: PostgresRunResult,
+    options: QueryOptions,
+    durationMs: number,
+    namesDatabase: boolean,
+  ): QueryOutcome {
     const { error } = result;
     if (error) {
       if (error.code === DISK_FULL) this.#recreate = true;
       if (result.timedOut && error.code === QUERY_CANCELED)
         return timedOutOutcome(options.timeoutMs, durationMs);
-      return errorOutcome(oneLine(error.message), error.code, durationMs);
+      return errorOutcome(this.#unmask(oneLine(error.message)), error.code, durationMs);
     }
     if (result.fields) {
-      const columns = result.fields.map((field) => field.name);
+      const columns = result.fields.map((field) => this.#unmask(field.name));
+      for (const row of namesDatabase ? result.rows : []) {
+        for (let i = 0; i < row.length; i += 1) {
+          const cell = row[i];
+          if (typeof cell === 'string') row[i] = this.#unmask(cell);
+        }
+      }
       const columnTypes = result.fields.map((field) =>
         postgresTypeName(field.dataTypeID, this.#runner.typeNames),
       );

@@ -37,7 +37,7 @@ serverEngineSuite({
   },
   quote: (name: string) => `"${name.toLowerCase()}"`,
   sql: {
-    currentDatabase: 'SELECT current_database()',
+    currentDatabase: "SELECT translate(current_database(), '_', '-')",
     sleep: 'SELECT pg_sleep(100)',
     spin: 'SELECT count(*) FROM generate_series(1, 1000000) a, generate_series(1, 1000000) b',
     tenMillion:
@@ -110,6 +110,20 @@ serverEngineSuite({
     expect(ok).toBeGreaterThanOrEqual(930);
   },
   more: (open) => {
+    it("shows the database's own name, not its copy's, in the values an agent reads", async () => {
+      const sessions = [await open('world_1'), await open('world_1')];
+      const names = async (sql: string) =>
+        Promise.all(sessions.map(async (session) => rows(await session.query(sql, NORMAL))));
+      // The two copies are two databases on the server.
+      const real = await names("SELECT translate(current_database(), '_', '-')");
+      expect(real[0]).not.toEqual(real[1]);
+      // What an agent asks shows the database's name in both.
+      expect(await names('SELECT current_database()')).toEqual([[['world_1']], [['world_1']]]);
+      const catalog =
+        "SELECT DISTINCT table_catalog FROM information_schema.tables WHERE table_schema = 'public'";
+      expect(await names(catalog)).toEqual([[['world_1']], [['world_1']]]);
+      await Promise.all(sessions.map((session) => session.reset()));
+    });
     it('reads a double-quoted name that names nothing as a string, and every other as a name', async () => {
       const session = await open('concert_singer');
       const q = async (sql: string) => rows(await session.query(sql, NORMAL));
