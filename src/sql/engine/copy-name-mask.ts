@@ -11,3 +11,13 @@ export function copyNameMask(copy: string, shown: string): (text: string) => str
   const pattern = new RegExp(`(?<![A-Za-z0-9$])${escaped}(?![\\w$])`, 'gi');
   return (text) => text.replace(pattern, shown);
 }
+
+/** Applies `mask` to every text cell of `rows`, in place. */
+export function maskCells(rows: unknown[][], mask: (text: string) => string): void {
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i += 1) {
+      const cell = row[i];
+      if (typeof cell === 'string') row[i] = mask(cell);
+    }
+  }
+}

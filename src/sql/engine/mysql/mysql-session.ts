@@ -1,6 +1,6 @@
 import mysql, { type Connection } from 'mysql2';
 import type { SqlStatement } from '../../dump/split-statements.js';
-import { copyNameMask } from '../copy-name-mask.js';
+import { copyNameMask, maskCells } from '../copy-name-mask.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { oneLineMessage, type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
 import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
@@ -33,6 +33,13 @@ export interface MysqlSessionHost extends ServerSessionHost<MysqlSlot> {
 const INTERRUPTED = new Set([1317, 1969, 3024]);
 /** ER_PARSE_ERROR: the statement never ran. */
 const PARSE_ERROR = 1064;
+
+/**
+ * A statement whose values may hold the database's name: it reads the catalogue (`DATABASE()`,
+ * `SCHEMA()`, `information_schema`, `SHOW …`). Only their values are searched for the copy's name,
+ * which a table of the task's data never holds.
+ */
+const NAMES_DATABASE = /database|schema|catalog|\bshow\b/i;
 
 /**
  * A session on its own copy of one database (see `MysqlEngine` for copies and accounts).
@@ -101,7 +108,7 @@ export class MysqlSession extends ServerSession<
     );
     if (result.lost) return this.afterLoss(result.lost, result.timedOut, options, clock.elapsed);
     if (result.error?.errno === PARSE_ERROR && verdict.kind === 'other') this.#rebuild = rebuildBefore;
-    return this.outcome(result, verdict.kind, options, clock.elapsed());
+    return this.outcome(result, verdict.kind, options, clock.elapsed(), NAMES_DATABASE.test(text));
   }
 
   protected async renew(): Promise<void> {
@@ -259,11 +266,13 @@ export class MysqlSession extends ServerSession<
     );
   }
 
+  /** `namesDatabase`: the statement may return the database's name in its values (see `NAMES_DATABASE`). */
   private outcome(
     result: MysqlRunResult,
     kind: MysqlStatementKind,
     options: QueryOptions,
     durationMs: number,
+    namesDatabase: boolean,
   ): QueryOutcome {
     const { error } = result;
     const interrupted = error?.errno !== undefined && INTERRUPTED.has(error.errno);
@@ -274,6 +283,7 @@ export class MysqlSession extends ServerSession<
     }
     if (result.columns) {
       const columns = result.columns.map((column) => this.unmask(column));
+      if (namesDatabase) maskCells(result.rows, (text) => this.unmask(text));
       return rowsOutcome({ ...result, columns, columnTypes: result.columnTypes ?? [] }, durationMs);
     }
     return okOutcome(kind === 'write' ? result.header?.affectedRows : undefined, durationMs);

@@ -8,7 +8,7 @@ import {
   type IntrospectionStatement,
   recognizeMysqlIntrospection,
 } from '../../introspection/recognize-mysql-introspection.js';
-import { copyNameMask } from '../copy-name-mask.js';
+import { copyNameMask, maskCells } from '../copy-name-mask.js';
 import { doubleQuotedAsString } from '../double-quoted-as-string.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
@@ -379,12 +379,7 @@ export class PostgresSession extends ServerSession<
     }
     if (result.fields) {
       const columns = result.fields.map((field) => this.#unmask(field.name));
-      for (const row of namesDatabase ? result.rows : []) {
-        for (let i = 0; i < row.length; i += 1) {
-          const cell = row[i];
-          if (typeof cell === 'string') row[i] = this.#unmask(cell);
-        }
-      }
+      if (namesDatabase) maskCells(result.rows, (text) => this.#unmask(text));
       const columnTypes = result.fields.map((field) =>
         postgresTypeName(field.dataTypeID, this.#runner.typeNames),
       );

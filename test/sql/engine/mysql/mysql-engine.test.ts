@@ -41,7 +41,7 @@ serverEngineSuite({
   },
   quote: (name: string) => `\`${name}\``,
   sql: {
-    currentDatabase: 'SELECT DATABASE()',
+    currentDatabase: "SELECT REPLACE(DATABASE(), '_', '-')",
     sleep: 'SELECT SLEEP(100)',
     spin: 'SELECT BENCHMARK(10000000000, MD5(RAND()))',
     tenMillion: `SELECT a.n FROM ${cross10} a, ${cross10} b, ${cross10} c, ${cross10} d, ${cross10} e, ${cross10} f, ${cross10} g`,
@@ -159,9 +159,20 @@ describe.skipIf(!installed() || !MIRROR_PRESENT)('MysqlEngine copies of one data
     }
   });
 
-  it("shows the database's own name, not its copy's, in column names and errors", async () => {
+  it("shows the database's own name, not its copy's, in column names, errors and catalogue values", async () => {
     const sessions = [await engine.open('voter_1'), await engine.open('voter_1')];
+    const real = await Promise.all(
+      sessions.map(async (session) =>
+        rowsOf(await session.query("SELECT REPLACE(DATABASE(), '_', '-')", limits)),
+      ),
+    );
+    // Two copies, two databases on the server.
+    expect(real[0]).not.toBe(real[1]);
     for (const session of sessions) {
+      expect(rowsOf(await session.query('SELECT DATABASE()', limits))).toBe(JSON.stringify([['voter_1']]));
+      const catalog =
+        "SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name = 'votes'";
+      expect(rowsOf(await session.query(catalog, limits))).toBe(JSON.stringify([['voter_1']]));
       const tables = await session.query('SHOW TABLES', limits);
       expect(tables.kind === 'rows' && tables.columns).toEqual(['Tables_in_voter_1']);
       const missing = await session.query('SELECT * FROM voters', limits);
