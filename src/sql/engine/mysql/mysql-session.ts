@@ -36,10 +36,10 @@ const PARSE_ERROR = 1064;
 
 /**
  * A statement whose values may hold the database's name: it reads the catalogue (`DATABASE()`,
- * `SCHEMA()`, `information_schema`, `SHOW …`). Only their values are searched for the copy's name,
+ * `SCHEMA()`, `information_schema`, `SHOW …`, `CURRENT_USER()`). Only their values are searched for the copy's name,
  * which a table of the task's data never holds.
  */
-const NAMES_DATABASE = /database|schema|catalog|\bshow\b/i;
+const NAMES_DATABASE = /database|schema|catalog|\bshow\b|user/i;
 
 /**
  * A session on its own copy of one database (see `MysqlEngine` for copies and accounts).
@@ -214,7 +214,10 @@ export class MysqlSession extends ServerSession<
    * doesn't exist`) as the agent would see it on upstream's single database (`voter_1`).
    */
   private unmask(text: string): string {
-    this.#unmask ??= copyNameMask(this.slot.database, this.database.toLowerCase());
+    this.#unmask ??= copyNameMask(this.slot.database, this.database.toLowerCase(), [
+      this.slot.user,
+      this.slot.reader.user,
+    ]);
     return this.#unmask(text);
   }
 

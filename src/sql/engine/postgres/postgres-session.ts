@@ -28,10 +28,10 @@ import { unnameableDoubleQuoted } from './unnameable-double-quoted.js';
 
 /**
  * A statement whose values may hold the database's name: it reads the catalogue (`current_database()`,
- * `current_catalog`, `information_schema`, the `pg_` views). Only their values are searched for the
+ * `current_catalog`, `information_schema`, the `pg_` views, `current_user`). Only their values are searched for the
  * copy's name, which a table of the task's data never holds.
  */
-const NAMES_DATABASE = /current_database|current_catalog|information_schema|pg_|catalog/i;
+const NAMES_DATABASE = /current_database|current_catalog|information_schema|pg_|catalog|user|role/i;
 /** One session copy of a database: its database, its role, and how to make it pristine again. */
 export interface PostgresSlot {
   /** The copy's database name on the server. */
@@ -359,7 +359,10 @@ export class PostgresSession extends ServerSession<
    * catalog columns, errors) with the database's own name, as the first copy, which has it, shows.
    */
   #unmask(text: string): string {
-    this.#mask ??= copyNameMask(this.slot.database, this.database.toLowerCase());
+    this.#mask ??= copyNameMask(this.slot.database, this.database.toLowerCase(), [
+      this.slot.role,
+      this.slot.reader.role,
+    ]);
     return this.#mask(text);
   }
 

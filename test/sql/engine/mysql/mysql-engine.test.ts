@@ -159,7 +159,7 @@ describe.skipIf(!installed() || !MIRROR_PRESENT)('MysqlEngine copies of one data
     }
   });
 
-  it("shows the database's own name, not its copy's, in column names, errors and catalogue values", async () => {
+  it("shows the database's own name, not its copy's, and one account name, in column names, errors and catalogue values", async () => {
     const sessions = [await engine.open('voter_1'), await engine.open('voter_1')];
     const real = await Promise.all(
       sessions.map(async (session) =>
@@ -177,6 +177,12 @@ describe.skipIf(!installed() || !MIRROR_PRESENT)('MysqlEngine copies of one data
       expect(tables.kind === 'rows' && tables.columns).toEqual(['Tables_in_voter_1']);
       const missing = await session.query('SELECT * FROM voters', limits);
       expect(missing.kind === 'error' && missing.message).toBe("Table 'voter_1.voters' doesn't exist");
+      // The session's account, numbered by the server's order of copies, shows as one name.
+      expect(rowsOf(await session.query("SELECT SUBSTRING_INDEX(CURRENT_USER(), '@', 1)", limits))).toBe(
+        JSON.stringify([['intercode']]),
+      );
+      const denied = await session.query('SELECT * FROM mysql.user', limits);
+      expect(denied.kind === 'error' && denied.message).toMatch(/denied to user 'intercode'@'localhost'/);
     }
     await Promise.all(sessions.map((session) => session.close()));
   });

@@ -110,7 +110,7 @@ serverEngineSuite({
     expect(ok).toBeGreaterThanOrEqual(930);
   },
   more: (open) => {
-    it("shows the database's own name, not its copy's, in the values an agent reads", async () => {
+    it("shows the database's own name, not its copy's, and one role name, in the values an agent reads", async () => {
       const sessions = [await open('world_1'), await open('world_1')];
       const names = async (sql: string) =>
         Promise.all(sessions.map(async (session) => rows(await session.query(sql, NORMAL))));
@@ -122,6 +122,8 @@ serverEngineSuite({
       const catalog =
         "SELECT DISTINCT table_catalog FROM information_schema.tables WHERE table_schema = 'public'";
       expect(await names(catalog)).toEqual([[['world_1']], [['world_1']]]);
+      // The session's role, numbered by the server's order of copies, shows as one name.
+      expect(await names('SELECT current_user')).toEqual([[['intercode']], [['intercode']]]);
       await Promise.all(sessions.map((session) => session.reset()));
     });
     it('reads a double-quoted name that names nothing as a string, and every other as a name', async () => {
