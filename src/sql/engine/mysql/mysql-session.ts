@@ -1,6 +1,7 @@
 import mysql, { type Connection } from 'mysql2';
 import type { SqlStatement } from '../../dump/split-statements.js';
 import { copyNameMask, maskCells } from '../copy-name-mask.js';
+import { qualifiedWithCopy } from '../qualified-with-copy.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { oneLineMessage, type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
 import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
@@ -90,7 +91,11 @@ export class MysqlSession extends ServerSession<
     options: QueryOptions,
     clock: QueryClock,
   ): Promise<QueryOutcome> {
-    let text = verdict.use !== undefined ? `USE ${mysqlName(this.slot.database)}` : statement.text;
+    // A name qualified with the database's own name means this copy (as on the first, which has it).
+    let text =
+      verdict.use !== undefined
+        ? `USE ${mysqlName(this.slot.database)}`
+        : (qualifiedWithCopy(statement, this.database, this.slot.database, 'mysql') ?? statement.text);
     if (this.host.flavor === 'mariadb') text = withMysql8GroupOrder(text);
     const rebuildBefore = this.#rebuild;
     this.note(verdict.kind, verdict.names);

@@ -10,6 +10,7 @@ import {
 } from '../../introspection/recognize-mysql-introspection.js';
 import { copyNameMask, maskCells } from '../copy-name-mask.js';
 import { doubleQuotedAsString } from '../double-quoted-as-string.js';
+import { qualifiedWithCopy } from '../qualified-with-copy.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
 import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
@@ -174,7 +175,8 @@ export class PostgresSession extends ServerSession<
     const introspection = recognizeMysqlIntrospection(statement.tokens);
     if (introspection && introspection.kind !== 'unsupported')
       return this.introspect(introspection, options, clock);
-    let text = statement.text;
+    // A name qualified with the database's own name means this copy (as on the first, which has it).
+    let text = qualifiedWithCopy(statement, this.database, this.slot.database, 'postgres') ?? statement.text;
     if (!verdict.cursor) this.#wrote = true;
     else if (this.host.doubleQuotedStrings && !this.#wrote && this.schema.tables.size > 0) {
       text = unnameableDoubleQuoted(text, this.#pristineNames()) ?? text;

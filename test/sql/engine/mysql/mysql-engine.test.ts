@@ -181,6 +181,11 @@ describe.skipIf(!installed() || !MIRROR_PRESENT)('MysqlEngine copies of one data
       expect(rowsOf(await session.query("SELECT SUBSTRING_INDEX(CURRENT_USER(), '@', 1)", limits))).toBe(
         JSON.stringify([['intercode']]),
       );
+      // A name qualified with the database's own name means the session's copy, on every copy.
+      expect(rowsOf(await session.query('SELECT count(*) FROM voter_1.votes', limits))).toBe(
+        rowsOf(await session.query('SELECT count(*) FROM votes', limits)),
+      );
+      expect((await session.query('DESCRIBE voter_1.votes', limits)).kind).toBe('rows');
       const denied = await session.query('SELECT * FROM mysql.user', limits);
       expect(denied.kind === 'error' && denied.message).toMatch(/denied to user 'intercode'@'localhost'/);
     }

@@ -122,6 +122,10 @@ serverEngineSuite({
       const catalog =
         "SELECT DISTINCT table_catalog FROM information_schema.tables WHERE table_schema = 'public'";
       expect(await names(catalog)).toEqual([[['world_1']], [['world_1']]]);
+      // A name qualified with the database's own name means the session's copy, on every copy.
+      expect(await names('SELECT count(*) FROM world_1.public.city')).toEqual(
+        await names('SELECT count(*) FROM city'),
+      );
       // The session's role, numbered by the server's order of copies, shows as one name.
       expect(await names('SELECT current_user')).toEqual([[['intercode']], [['intercode']]]);
       await Promise.all(sessions.map((session) => session.reset()));
