@@ -83,12 +83,6 @@ export class GoldCache<T> {
   stats(): { entries: number; bytes: number; hits: number; misses: number } {
     return { entries: this.#entries.size, bytes: this.#bytes, hits: this.#hits, misses: this.#misses };
   }
-
-  /** Forgets every kept result (runs under way and the counters stay). */
-  clear(): void {
-    this.#entries.clear();
-    this.#bytes = 0;
-  }
 }
 
 /**

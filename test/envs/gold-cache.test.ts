@@ -93,8 +93,6 @@ describe('GoldCache', () => {
     await keep('big', 'x'.repeat(50));
     await new Promise((resolve) => setImmediate(resolve));
     expect(cache.stats().bytes).toBeLessThanOrEqual(20);
-    cache.clear();
-    expect(cache.stats()).toMatchObject({ entries: 0, bytes: 0 });
   });
 });
 

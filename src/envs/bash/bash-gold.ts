@@ -87,8 +87,8 @@ export function startBashGold(
   const shared = GOLDS.share(
     key,
     async () => {
-      const run = runInEvaluator(boxes, task, setting);
-      return { run: await run, digests: await readGoldDigests(boxes.evaluator, run, () => {}) };
+      const run = await runInEvaluator(boxes, task, setting);
+      return { run, digests: await goldDigests(boxes.evaluator, run) };
     },
     (gold) => !gold.run.corrupt && gold.run.limit === undefined && gold.digests !== null,
   );

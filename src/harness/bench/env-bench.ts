@@ -38,12 +38,36 @@ async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
 }
 
 /** Plays one gold episode and returns the time of each phase. */
-async function goldEpisode(env: Env, task: Task, actions: string[]) {
+export async function goldEpisode(env: Env, task: Task, actions: readonly string[]) {
   const [, reset] = await timed(() => env.reset({ taskId: task.id }));
   let step = 0;
   for (const action of actions) step += (await timed(() => env.step(action)))[1];
   const [score, scoring] = await timed(() => env.score());
   return { reset, step, score: scoring, value: score.value };
+}
+
+/**
+ * Plays `count` gold episodes over `tasks` (in turn) with `envs` at once, each env taking the next
+ * task when done; the wall time in milliseconds.
+ */
+export async function playAtOnce(
+  envs: readonly Env[],
+  tasks: readonly Task[],
+  count: number,
+  goldActions: (task: Task) => readonly string[],
+): Promise<number> {
+  let next = 0;
+  const [, wall] = await timed(() =>
+    Promise.all(
+      envs.map(async (worker) => {
+        while (next < count) {
+          const task = tasks[next++ % tasks.length]!;
+          await goldEpisode(worker, task, goldActions(task));
+        }
+      }),
+    ),
+  );
+  return wall;
 }
 
 /**
@@ -247,7 +271,6 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
     progress(`${group}: throughput at concurrency ${concurrency}`);
     const envs = Array.from({ length: concurrency }, () => options.createEnv());
     const episodes = Math.max(options.samples, tasks.length);
-    let next = 0;
     try {
       // Each env plays the warm-up tasks first so that every worker is warm when the clock starts.
       const warmup = options.warmupTasks ?? tasks.slice(0, 1);
@@ -256,16 +279,7 @@ export async function runEnvBench(options: EnvBenchOptions): Promise<BenchFigure
           for (const task of warmup) await goldEpisode(worker, task, options.goldActions(task));
         }),
       );
-      const [, wall] = await timed(() =>
-        Promise.all(
-          envs.map(async (worker) => {
-            while (next < episodes) {
-              const task = tasks[next++ % tasks.length]!;
-              await goldEpisode(worker, task, options.goldActions(task));
-            }
-          }),
-        ),
-      );
+      const wall = await playAtOnce(envs, tasks, episodes, options.goldActions);
       const target = options.targets?.throughput?.[concurrency];
       figures.push(
         figure(

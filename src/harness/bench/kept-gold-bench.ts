@@ -1,6 +1,7 @@
 import type { Env } from '../../core/env.js';
 import type { Task } from '../../core/task.js';
 import { type BenchFigure, figure } from './bench-figure.js';
+import { goldEpisode, playAtOnce } from './env-bench.js';
 
 export interface KeptGoldBenchOptions {
   readonly backend: string;
@@ -11,15 +12,6 @@ export interface KeptGoldBenchOptions {
   readonly goldActions: (task: Task) => string[];
   readonly samples: number;
   readonly onProgress?: (message: string) => void;
-}
-
-/** One gold episode of `task`, from its reset to its score; milliseconds. */
-async function goldEpisode(env: Env, task: Task, actions: readonly string[]): Promise<number> {
-  const started = performance.now();
-  await env.reset({ taskId: task.id });
-  for (const action of actions) await env.step(action);
-  await env.score();
-  return performance.now() - started;
 }
 
 /**
@@ -42,20 +34,12 @@ export async function runKeptGoldBench(options: KeptGoldBenchOptions): Promise<B
     const episodes: number[] = [];
     for (let i = 0; i < samples; i += 1) {
       const task = tasks[i % tasks.length]!;
-      episodes.push(await goldEpisode(env, task, goldActions(task)));
+      const started = performance.now();
+      await goldEpisode(env, task, goldActions(task));
+      episodes.push(performance.now() - started);
     }
     const count = Math.max(samples, tasks.length);
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      envs.map(async (worker) => {
-        while (next < count) {
-          const task = tasks[next++ % tasks.length]!;
-          await goldEpisode(worker, task, goldActions(task));
-        }
-      }),
-    );
-    const wall = performance.now() - started;
+    const wall = await playAtOnce(envs, tasks, count, goldActions);
     return [
       figure(
         { backend, group, name: 'whole gold episode, task played before (gold kept)', unit: 'ms' },

@@ -12,7 +12,7 @@ function isDot(token: SqlToken | undefined): boolean {
   return token?.kind === 'symbol' && token.value === '.';
 }
 
-/** How each engine names a database in a qualified name. */
+/** The engines whose copies this applies to (each names a database in a qualified name its own way). */
 export type QualifiedNames = 'mysql' | 'postgres';
 
 /**

@@ -1,6 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { SqlStatement } from '../dump/split-statements.js';
 import type { SqlDialect } from '../dump/sql-dialect.js';
+import { copyNameMask } from './copy-name-mask.js';
+import { qualifiedWithCopy } from './qualified-with-copy.js';
 import { refusedOutcome, timedOutOutcome } from './query-outcomes.js';
 import { singleStatement } from './single-statement.js';
 import { QUERY_ERROR, type QueryOptions, type QueryOutcome, type SqlSession } from './sql-engine.js';
@@ -88,6 +90,8 @@ export abstract class ServerSession<
   /** Called when the connection fails during a request. */
   #onLost: ((error: Error) => void) | undefined;
   #closed = false;
+  /** See `asOwn` (a session keeps its copy and its accounts). */
+  #mask: ((text: string) => string) | undefined;
 
   protected constructor(
     readonly database: string,
@@ -97,7 +101,9 @@ export abstract class ServerSession<
 
   /** `MySQL`, `PostgreSQL`: for messages. */
   protected abstract readonly title: string;
-  protected abstract readonly dialect: SqlDialect;
+  protected abstract readonly dialect: Exclude<SqlDialect, 'sqlite'>;
+  /** The session's accounts on the server: its own and its reference connection's. */
+  protected abstract accounts(): readonly string[];
   protected abstract readonly renewalNotes: RenewalNotes;
   /** The dialect's verdict on a statement. */
   protected abstract readonly check: (statement: SqlStatement) => Verdict;
@@ -192,6 +198,22 @@ export abstract class ServerSession<
   }
 
   /** The live connection (undefined before the first and after a loss). */
+  /**
+   * Server text as the agent would see it on upstream's single database: the copy's name
+   * (`voter_1__2`: `Tables_in_voter_1__2`, errors, catalogue values) as the database's own, and the
+   * session's accounts as one name (see `copyNameMask`), so an episode prints the same whichever copy
+   * served it.
+   */
+  protected asOwn(text: string): string {
+    this.#mask ??= copyNameMask(this.slot.database, this.database.toLowerCase(), this.accounts());
+    return this.#mask(text);
+  }
+
+  /** The statement's text, a name qualified with the database's own name meaning this copy (see `qualifiedWithCopy`). */
+  protected forCopy(statement: SqlStatement): string {
+    return qualifiedWithCopy(statement, this.database, this.slot.database, this.dialect) ?? statement.text;
+  }
+
   protected get connection(): Connection | undefined {
     return this.#connection;
   }

@@ -1,7 +1,6 @@
 import mysql, { type Connection } from 'mysql2';
 import type { SqlStatement } from '../../dump/split-statements.js';
-import { copyNameMask, maskCells } from '../copy-name-mask.js';
-import { qualifiedWithCopy } from '../qualified-with-copy.js';
+import { maskCells } from '../copy-name-mask.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { oneLineMessage, type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
 import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
@@ -67,8 +66,6 @@ export class MysqlSession extends ServerSession<
     timeout: '; the query did not stop, its connection was closed and the database reset to pristine',
     lost: 'the database was reset to pristine',
   };
-  /** The copy's name in server text as the database's own (a session keeps its copy). */
-  #unmask: ((text: string) => string) | undefined;
   #pendingWrites = false;
   #rebuild = false;
   /** Lower-case names mentioned by the statements that may have changed the copy since the reset. */
@@ -91,11 +88,7 @@ export class MysqlSession extends ServerSession<
     options: QueryOptions,
     clock: QueryClock,
   ): Promise<QueryOutcome> {
-    // A name qualified with the database's own name means this copy (as on the first, which has it).
-    let text =
-      verdict.use !== undefined
-        ? `USE ${mysqlName(this.slot.database)}`
-        : (qualifiedWithCopy(statement, this.database, this.slot.database, 'mysql') ?? statement.text);
+    let text = verdict.use !== undefined ? `USE ${mysqlName(this.slot.database)}` : this.forCopy(statement);
     if (this.host.flavor === 'mariadb') text = withMysql8GroupOrder(text);
     const rebuildBefore = this.#rebuild;
     this.note(verdict.kind, verdict.names);
@@ -214,16 +207,8 @@ export class MysqlSession extends ServerSession<
     else if (kind === 'commit' && this.#pendingWrites) this.#rebuild = true;
   }
 
-  /**
-   * Text the server wrote with the copy's name (`Tables_in_voter_1__2`, `Table 'voter_1__2.x'
-   * doesn't exist`) as the agent would see it on upstream's single database (`voter_1`).
-   */
-  private unmask(text: string): string {
-    this.#unmask ??= copyNameMask(this.slot.database, this.database.toLowerCase(), [
-      this.slot.user,
-      this.slot.reader.user,
-    ]);
-    return this.#unmask(text);
+  protected accounts(): readonly string[] {
+    return [this.slot.user, this.slot.reader.user];
   }
 
   /** The session settings (again after `COM_RESET_CONNECTION`, which restores the server's defaults). */
@@ -287,11 +272,11 @@ export class MysqlSession extends ServerSession<
     if (result.timedOut && (interrupted || (!error && kind === 'read')))
       return timedOutOutcome(options.timeoutMs, durationMs);
     if (error && !(interrupted && result.capped)) {
-      return errorOutcome(this.unmask(oneLineMessage(error)), error.code, durationMs);
+      return errorOutcome(this.asOwn(oneLineMessage(error)), error.code, durationMs);
     }
     if (result.columns) {
-      const columns = result.columns.map((column) => this.unmask(column));
-      if (namesDatabase) maskCells(result.rows, (text) => this.unmask(text));
+      const columns = result.columns.map((column) => this.asOwn(column));
+      if (namesDatabase) maskCells(result.rows, (text) => this.asOwn(text));
       return rowsOutcome({ ...result, columns, columnTypes: result.columnTypes ?? [] }, durationMs);
     }
     return okOutcome(kind === 'write' ? result.header?.affectedRows : undefined, durationMs);

@@ -8,9 +8,8 @@ import {
   type IntrospectionStatement,
   recognizeMysqlIntrospection,
 } from '../../introspection/recognize-mysql-introspection.js';
-import { copyNameMask, maskCells } from '../copy-name-mask.js';
+import { maskCells } from '../copy-name-mask.js';
 import { doubleQuotedAsString } from '../double-quoted-as-string.js';
-import { qualifiedWithCopy } from '../qualified-with-copy.js';
 import { errorOutcome, okOutcome, rowsOutcome, timedOutOutcome } from '../query-outcomes.js';
 import { type QueryClock, ServerSession, type ServerSessionHost } from '../server-session.js';
 import type { QueryOptions, QueryOutcome, SqlSession } from '../sql-engine.js';
@@ -141,8 +140,6 @@ export class PostgresSession extends ServerSession<
   /** The copy must be made anew at the reset (it filled the store, or grew past `copyBytes`). */
   #recreate = false;
   #names: Set<string> | undefined;
-  /** See `#unmask` (a session keeps its copy). */
-  #mask: ((text: string) => string) | undefined;
 
   private constructor(
     database: string,
@@ -175,8 +172,7 @@ export class PostgresSession extends ServerSession<
     const introspection = recognizeMysqlIntrospection(statement.tokens);
     if (introspection && introspection.kind !== 'unsupported')
       return this.introspect(introspection, options, clock);
-    // A name qualified with the database's own name means this copy (as on the first, which has it).
-    let text = qualifiedWithCopy(statement, this.database, this.slot.database, 'postgres') ?? statement.text;
+    let text = this.forCopy(statement);
     if (!verdict.cursor) this.#wrote = true;
     else if (this.host.doubleQuotedStrings && !this.#wrote && this.schema.tables.size > 0) {
       text = unnameableDoubleQuoted(text, this.#pristineNames()) ?? text;
@@ -356,16 +352,8 @@ export class PostgresSession extends ServerSession<
     );
   }
 
-  /**
-   * Server text that names this session's copy (`current_database()`, `information_schema`'s
-   * catalog columns, errors) with the database's own name, as the first copy, which has it, shows.
-   */
-  #unmask(text: string): string {
-    this.#mask ??= copyNameMask(this.slot.database, this.database.toLowerCase(), [
-      this.slot.role,
-      this.slot.reader.role,
-    ]);
-    return this.#mask(text);
+  protected accounts(): readonly string[] {
+    return [this.slot.role, this.slot.reader.role];
   }
 
   /** `namesDatabase`: the statement may return the database's name in its values (see `NAMES_DATABASE`). */
@@ -380,11 +368,11 @@ export class PostgresSession extends ServerSession<
       if (error.code === DISK_FULL) this.#recreate = true;
       if (result.timedOut && error.code === QUERY_CANCELED)
         return timedOutOutcome(options.timeoutMs, durationMs);
-      return errorOutcome(this.#unmask(oneLine(error.message)), error.code, durationMs);
+      return errorOutcome(this.asOwn(oneLine(error.message)), error.code, durationMs);
     }
     if (result.fields) {
-      const columns = result.fields.map((field) => this.#unmask(field.name));
-      if (namesDatabase) maskCells(result.rows, (text) => this.#unmask(text));
+      const columns = result.fields.map((field) => this.asOwn(field.name));
+      if (namesDatabase) maskCells(result.rows, (text) => this.asOwn(text));
       const columnTypes = result.fields.map((field) =>
         postgresTypeName(field.dataTypeID, this.#runner.typeNames),
       );
