@@ -262,7 +262,11 @@ export abstract class BaseSandbox implements Sandbox {
   async reset(): Promise<void> {
     if (this.#closed) throw this.closedError();
     const main = this.#main!;
-    await main.restart(() => this.renew(this.#takeSessions(main)));
+    const others = this.#takeSessions(main);
+    await main.restart(
+      () => this.renew(others),
+      () => Promise.all(others.map((session) => session.close())),
+    );
   }
 
   async close(): Promise<void> {

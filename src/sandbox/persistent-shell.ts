@@ -2,6 +2,7 @@ import { SandboxError } from '../core/errors.js';
 import type { ExecResult, ShellSession } from './sandbox.js';
 import {
   MAX_STATE_BYTES,
+  RENEW_COMMAND,
   returnToCwd,
   ShellRequest,
   STATE_EXPORT_COMMAND,
@@ -24,6 +25,14 @@ export interface ShellProcess {
   drop(): void;
   /** What the shell wrote on its standard error, to explain a failed start. */
   stderrText(): Promise<string>;
+  /** Called once the shell has answered its first request, before any command runs. */
+  started?(): Promise<void>;
+  /**
+   * A backend that can renew its sandbox around this shell: puts a pristine file system under it
+   * once its controller has ended every other process ({@link RENEW_COMMAND}); false when the
+   * sandbox holds something a new one would not (then it is started anew).
+   */
+  renew?(): Promise<boolean>;
 }
 
 export interface PersistentShellOptions {
@@ -41,6 +50,9 @@ export interface PersistentShellOptions {
 
 /** How long a killed shell may take to go before its command's result is returned anyway. */
 const KILL_GRACE_MS = 3_000;
+
+/** How long a controller may take to end the other processes of its sandbox for a renewal. */
+const RENEW_TIMEOUT_MS = 5_000;
 
 interface Running {
   readonly request: ShellRequest;
@@ -96,6 +108,7 @@ export class PersistentShell implements ShellSession {
         `the sandbox shell did not start (${why}): ${(stderr || ready.output).trim().split('\n').pop() || 'no output'}`,
       );
     }
+    await process.started?.();
   }
 
   run(command: string, options: { timeoutMs?: number; maxOutputBytes?: number } = {}): Promise<ExecResult> {
@@ -205,9 +218,10 @@ export class PersistentShell implements ShellSession {
    * Ends the shell, waits for the caller's work (the sandbox's reset), then starts a fresh shell in
    * the initial working directory. The session object stays valid.
    */
-  restart(between: () => Promise<void>): Promise<void> {
+  restart(between: () => Promise<void>, endOthers?: () => Promise<unknown>): Promise<void> {
     const task = this.#queue.then(async () => {
       const process = this.#process;
+      if (process?.renew && endOthers && (await this.#renewInPlace(process, endOthers))) return;
       this.#process = undefined;
       await process?.release();
       await between();
@@ -216,6 +230,23 @@ export class PersistentShell implements ShellSession {
     });
     this.#queue = task.catch(() => {});
     return task;
+  }
+
+  /**
+   * The restart of {@link restart} without a new shell process, where the backend can: the
+   * controller ends every other process and waits, `endOthers` ends the sandbox's other shells, the
+   * backend puts a fresh file system in place (`renew`), and the controller starts itself again in
+   * the initial directory. False when any step did not happen; the caller then restarts as before.
+   */
+  async #renewInPlace(process: ShellProcess, endOthers: () => Promise<unknown>): Promise<boolean> {
+    const ended = await this.#send(RENEW_COMMAND, RENEW_TIMEOUT_MS, 4096);
+    if (ended.exitCode !== 0 || ended.sessionRestarted || this.#process !== process) return false;
+    await endOthers();
+    if (!(await process.renew!().catch(() => false))) return false;
+    process.write(Buffer.from('go\n'));
+    this.#cwd = this.#options.cwd;
+    const ready = await this.#send('', this.#options.startTimeoutMs ?? this.#options.timeoutMs, 4096);
+    return ready.exitCode === 0 && !ready.sessionRestarted && this.#process === process;
   }
 
   async close(): Promise<void> {

@@ -201,6 +201,11 @@ export interface SandboxStats {
   readonly processes: number;
   /** Bytes used in the writable layer. */
   readonly diskBytes: number;
+  /**
+   * How the sandbox's resets went (bwrap): renewed in place around the running shell, or with a new
+   * sandbox process tree; `lastRefusal` says why the last in-place renewal could not be done.
+   */
+  readonly resets?: { readonly inPlace: number; readonly relaunched: number; readonly lastRefusal?: string };
 }
 
 /** What a provider can and cannot enforce on this machine. */

@@ -115,7 +115,7 @@ for __ic_y in 1 2 3; do
   __ic_s=\${__ic_a[__ic_x + __ic_y]-};
   if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[__ic_y]-}" ]; then builtin command eval "$__ic_s"; fi;
 done;
-builtin unset -v __ic_a __ic_bl __ic_bn __ic_d __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
+builtin unset -v __ic_a __ic_bl __ic_bn __ic_d __ic_d0 __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
 builtin eval "$__ic_c" 2>&1;
 builtin set -- "$?" "$@";
 { builtin printf '%s\\0' "$PWD"; if [[ -v OLDPWD ]]; then builtin printf '+%s\\0' "$OLDPWD"; else builtin printf -- '-\\0'; fi;
@@ -137,22 +137,40 @@ builtin exit "$1"
  * waiting for background jobs pays no state restore and no fork per check. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
-function controllerScript(prelude: string): string {
+function controllerScript(prelude: string, self: string | undefined): string {
   return oneLine(`exec 2>/dev/null;
 ${prelude ? `${prelude};` : ''}
-__ic_i=$1; __ic_d=$PWD;
+__ic_i=$1; __ic_d=$PWD; __ic_d0=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
 ( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-if [[ -z $__ic_c ]]; then __ic_r=0; elif [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+if [[ -z $__ic_c ]]; then __ic_r=0; elif ${self ? `[[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
 if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
+${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"; builtin exit 1; fi;` : ''}
 done`);
 }
+
+/**
+ * A request the controller answers itself, given its own path (`controllerArgs`' `self`): it ends
+ * every other process of the sandbox (a kill of all it may signal, which in its pid namespace is
+ * everything but bwrap's init; its own children waited for; then until /proc shows no other
+ * process, for up to a thousand rounds), goes to `/`, and answers 0, or 1 when a process stayed. After
+ * a 0 it waits for a line: `go` (the backend has put a fresh root in place, `renew-root.py`) makes it
+ * start itself again in its initial directory, a new controller with a new state, as a new sandbox's
+ * would be; anything else ends it.
+ */
+export const RENEW_COMMAND = '# intercode: renew the sandbox in place';
+
+/** The controller's end of every other process (see {@link RENEW_COMMAND}); sets `__ic_r`. */
+const END_THE_REST = `__ic_r=1; builtin kill -9 -1; builtin wait;
+for ((__ic_y = 0; __ic_y < 1000; __ic_y++)); do __ic_z=0;
+for __ic_x in /proc/[0-9]*; do __ic_x=\${__ic_x#/proc/}; [[ $__ic_x == 1 || $__ic_x == $$ ]] || { __ic_z=1; break; }; done;
+if ((__ic_z == 0)); then __ic_r=0; break; fi; builtin kill -9 -1; done; builtin cd /;`;
 
 /**
  * A request the controller answers itself (it only compares it, as for
@@ -202,8 +220,8 @@ function oneLine(script: string): string {
  * The arguments of the controller bash (after the binary): `inputFd` is the descriptor the requests
  * arrive on, one that no other process of the sandbox holds.
  */
-export function controllerArgs(prelude: string, inputFd: number): string[] {
-  return ['--norc', '--noprofile', '-c', controllerScript(prelude), 'bash', String(inputFd)];
+export function controllerArgs(prelude: string, inputFd: number, self?: string): string[] {
+  return ['--norc', '--noprofile', '-c', controllerScript(prelude, self), 'bash', String(inputFd)];
 }
 
 /**

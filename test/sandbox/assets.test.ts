@@ -48,6 +48,7 @@ describe('programs shipped as files', () => {
       'sandbox/docker/layer-scan.py',
       'sandbox/docker/supervisor.pl',
       'sandbox/overlay/mount-helper.py',
+      'sandbox/overlay/renew-root.py',
       'sandbox/overlay/tree-walk.py',
       'sandbox/overlay/walker-server.py',
       'sql/engine/sqlite/sqlite-child.cjs',

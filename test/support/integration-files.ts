@@ -71,6 +71,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   // Sandbox backends, their conformance suite and the Debian images (mmdebstrap, root).
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',
+  'test/sandbox/bwrap-renew-in-place.test.ts',
   'test/sandbox/docker-conformance.test.ts',
   'test/sandbox/docker-digest.test.ts',
   'test/sandbox/hostile-scorer.test.ts',

@@ -62,6 +62,8 @@ const SECCOMP_FD = 6;
 /** A running bubblewrap process tree: its own pid namespace, so killing it kills everything in it. */
 export interface BoxProcess {
   readonly child: ChildProcess;
+  /** Host pid of bwrap's init inside the sandbox (pid 1 of its pid namespace), the command's parent. */
+  readonly innerPid: number;
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
@@ -185,6 +187,7 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
       return stderr;
     },
     child,
+    innerPid,
     stdin: child.stdin!,
     stdout: child.stdout!,
     stderr: child.stderr!,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
+import { shellQuote } from '../../core/shell-quote.js';
 import {
   BaseSandbox,
   type CommandRun,
@@ -31,6 +32,7 @@ import { controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
 import { CONTROLLER_PATH, prepareControllerBinary } from './controller-binary.js';
+import { InPlaceRenewal, observeController } from './in-place-renewal.js';
 import { rlimitPrelude } from './rlimit-prelude.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
@@ -57,10 +59,13 @@ export class BwrapSandbox extends BaseSandbox {
   readonly #boxes = new Set<BoxProcess>();
   /** The image's bash, execute-only, for the shell controllers (see `controller-binary.ts`). */
   #controller = '';
+  /** The sandbox's resets: in place where it allows, else with a new bwrap. */
+  readonly #renewals: InPlaceRenewal;
 
   private constructor(id: string, config: BwrapSandboxConfig) {
     super(id, config);
     this.#config = config;
+    this.#renewals = new InPlaceRenewal({ ...config, diskBytes: config.limits.diskBytes });
   }
 
   static async create(id: string, config: BwrapSandboxConfig): Promise<BwrapSandbox> {
@@ -142,17 +147,30 @@ export class BwrapSandbox extends BaseSandbox {
 
   protected shellStart(): ShellStart {
     return {
-      launch: async (onData) =>
-        bwrapShellProcess(
-          await this.#launch(
-            [CONTROLLER_PATH, ...controllerArgs(this.#prelude(), 5)],
-            this.#config.cwd,
-            {},
-            false,
-            true,
-          ),
-          onData,
-        ),
+      launch: async (onData) => {
+        // bwrap's init stays where bwrap starts it (its --chdir): at the root, which a renewal moves
+        // along; the controller goes to the sandbox's directory itself (physically, as bwrap would).
+        const prelude = `${this.#prelude()}; CDPATH= builtin cd -P -- ${shellQuote(this.#config.cwd)} || builtin exit 1; builtin unset -v OLDPWD`;
+        const box = await this.#launch(
+          [CONTROLLER_PATH, ...controllerArgs(prelude, 5, CONTROLLER_PATH)],
+          '/',
+          {},
+          false,
+          true,
+        );
+        let baseline: string | null = null;
+        return bwrapShellProcess(box, onData, {
+          started: async () => {
+            baseline = observeController(box.innerPid);
+          },
+          renew: () =>
+            this.#renewals.renew(
+              box,
+              [...this.#boxes].filter((other) => other !== box),
+              this.closed ? null : baseline,
+            ),
+        });
+      },
     };
   }
 
@@ -228,6 +246,7 @@ export class BwrapSandbox extends BaseSandbox {
   }
 
   protected async renew(sessions: readonly PersistentShell[]): Promise<void> {
+    this.#renewals.relaunched();
     await this.#killAll(sessions);
     await this.#config.helper.remount(this.#config.dir, this.#config.lowers, this.#config.limits.diskBytes);
   }
@@ -308,7 +327,7 @@ export class BwrapSandbox extends BaseSandbox {
       rssBytes += memory.rss;
     }
     const diskBytes = await this.#config.helper.usage(this.#config.dir);
-    return { memoryBytes, rssBytes, processes: pids.length, diskBytes };
+    return { memoryBytes, rssBytes, processes: pids.length, diskBytes, resets: this.#renewals.stats() };
   }
 
   #treePids(): number[] {

@@ -6,7 +6,11 @@ import type { BoxProcess } from './box-process.js';
  * A bwrap sandbox's shell controller as a persistent shell drives it: requests on the box's private
  * channel (fd 5, which bwrap's init does not hold, unlike stdin), replies on its stdout.
  */
-export function bwrapShellProcess(box: BoxProcess, onData: (chunk: Buffer) => void): ShellProcess {
+export function bwrapShellProcess(
+  box: BoxProcess,
+  onData: (chunk: Buffer) => void,
+  extra: Pick<ShellProcess, 'started' | 'renew'> = {},
+): ShellProcess {
   const channel = box.channel;
   if (!channel)
     throw new SandboxError('SANDBOX_START_FAILED', 'the shell box was started without its channel');
@@ -24,5 +28,6 @@ export function bwrapShellProcess(box: BoxProcess, onData: (chunk: Buffer) => vo
     stop,
     drop: () => box.kill(),
     stderrText: () => box.stderrText(),
+    ...extra,
   };
 }

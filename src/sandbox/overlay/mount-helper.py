@@ -14,7 +14,7 @@
 # helper (shared by every sandbox) and a walk that cannot finish ends with a reply
 # `{"ok":false,"limit":"time|entries|memory|descriptors|changed|output|crashed","error":"…"}`.
 
-import ctypes, json, os, resource, selectors, signal, stat, subprocess, sys, time
+import ctypes, fcntl, json, os, resource, select, selectors, signal, stat, subprocess, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]

@@ -20,8 +20,25 @@ export const SANDBOX_IDMAP_BASE = 0x70000000;
  */
 const treeWalkSource = programSource(new URL('./tree-walk.py', import.meta.url));
 const helperSource = programSource(new URL('./mount-helper.py', import.meta.url));
+const renewRootSource = programSource(new URL('./renew-root.py', import.meta.url));
 const walkerServerSource = programSource(new URL('./walker-server.py', import.meta.url));
-const mountHelperSource = () => `${treeWalkSource()}\n${helperSource()}\n${walkerServerSource()}`;
+const mountHelperSource = () =>
+  `${treeWalkSource()}\n${helperSource()}\n${renewRootSource()}\n${walkerServerSource()}`;
+
+/** A running bwrap sandbox to renew in place (see `renew-root.py`). */
+export interface InPlaceRenewal {
+  readonly dir: string;
+  readonly lowers: readonly string[];
+  readonly sizeBytes: number;
+  /** Host pid of the sandbox's bwrap init (pid 1 inside), whose only child is the shell's controller. */
+  readonly initPid: number;
+  /** The mount points right below the sandbox's root it was started with (binds, /proc, /dev). */
+  readonly mounts: readonly string[];
+  /** The mounts below /dev besides bwrap's own (the controller's binary). */
+  readonly devMounts: readonly string[];
+  /** What the backend read of the controller when it started (`observeController`). */
+  readonly baseline: string;
+}
 
 interface Pending {
   resolve(value: Record<string, unknown>): void;
@@ -178,6 +195,17 @@ export class MountHelper {
 
   async remount(dir: string, lowers: readonly string[], sizeBytes: number): Promise<void> {
     await this.request({ op: 'remount', dir, lowers, sizeBytes });
+  }
+
+  /**
+   * Mounts a fresh overlay at `dir` and makes it the root of the running sandbox, whose controller
+   * has ended every other process (see `renew-root.py`). Returns the reason when the sandbox holds
+   * something a new one would not (nothing in the sandbox changed then; the overlay at `dir` may be
+   * new): the caller starts a new bwrap instead.
+   */
+  async renew(renewal: InPlaceRenewal): Promise<{ renewed: true } | { renewed: false; why: string }> {
+    const reply = await this.request({ op: 'renew', ...renewal });
+    return reply.renewed === true ? { renewed: true } : { renewed: false, why: String(reply.why) };
   }
 
   async umount(dir: string): Promise<void> {

@@ -211,6 +211,12 @@ def handle(req):
         umount_box(req['dir'])
         mount_box(req['dir'], req['lowers'], req['sizeBytes'])
         return {}
+    if op == 'renew':
+        try:
+            renew_box(req)
+        except Refused as ex:
+            return {'renewed': False, 'why': str(ex)}
+        return {'renewed': True}
     if op == 'umount':
         umount_box(req['dir'])
         umount_binds(req['dir'])

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import type { MountHelper } from '../overlay/mount-helper.js';
+import type { SandboxStats } from '../sandbox.js';
+import type { BoxProcess } from './box-process.js';
+import { type Bind, CONTROLLER_PATH } from './controller-binary.js';
+
+/** What a bwrap sandbox's renewal in place needs of it. */
+export interface RenewableSandbox {
+  readonly helper: MountHelper;
+  readonly dir: string;
+  readonly lowers: readonly string[];
+  readonly diskBytes: number;
+  readonly binds: readonly Bind[];
+}
+
+/**
+ * The resets of one bwrap sandbox: renewed in place around its running shell where the sandbox
+ * allows it (`renew-root.py`), else with a new bwrap (counted by the sandbox's `renew`).
+ */
+export class InPlaceRenewal {
+  readonly #sandbox: RenewableSandbox;
+  #inPlace = 0;
+  #relaunched = 0;
+  #lastRefusal = '';
+
+  constructor(sandbox: RenewableSandbox) {
+    this.#sandbox = sandbox;
+  }
+
+  /** A reset that started a new bwrap. */
+  relaunched(): void {
+    this.#relaunched += 1;
+  }
+
+  stats(): NonNullable<SandboxStats['resets']> {
+    return {
+      inPlace: this.#inPlace,
+      relaunched: this.#relaunched,
+      ...(this.#lastRefusal ? { lastRefusal: this.#lastRefusal } : {}),
+    };
+  }
+
+  /**
+   * Renews the sandbox around the shell of `box`, whose controller has ended every other process of
+   * its namespaces: the sandbox's `others` boxes end first, then the helper mounts a fresh overlay
+   * and makes it the box's root. `baseline` is what {@link observeController} read when the
+   * controller started (null: nothing read, no renewal). False when the helper refused.
+   */
+  async renew(box: BoxProcess, others: readonly BoxProcess[], baseline: string | null): Promise<boolean> {
+    for (const other of others) other.kill();
+    await Promise.all(others.map((other) => other.exited));
+    if (baseline === null) return false;
+    const { helper, dir, lowers, diskBytes, binds } = this.#sandbox;
+    const result = await helper.renew({
+      dir,
+      lowers,
+      sizeBytes: diskBytes,
+      initPid: box.innerPid,
+      mounts: topMounts(binds),
+      devMounts: [CONTROLLER_PATH.slice('/dev/'.length)],
+      baseline,
+    });
+    if (result.renewed) this.#inPlace += 1;
+    else this.#lastRefusal = result.why;
+    return result.renewed;
+  }
+}
+
+/** The mount points right below a sandbox's root: the binds not inside another, /proc and /dev. */
+function topMounts(binds: readonly Bind[]): string[] {
+  const targets = binds.map((bind) => (typeof bind === 'string' ? bind : bind.target).replace(/\/+$/, ''));
+  const top = targets.filter(
+    (target) => !targets.some((other) => other !== target && target.startsWith(`${other}/`)),
+  );
+  return [...new Set([...top, '/proc', '/dev'])];
+}
+
+/**
+ * What a command of the sandbox could change on its controller from outside it (same user, no
+ * capabilities): its limits, nice value, real-time priority and scheduling policy, CPU and memory
+ * sets; read as the controller starts, for `renew-root.py` to compare with (the same text). Null when
+ * bwrap's init `initPid` has not exactly one child.
+ */
+export function observeController(initPid: number): string | null {
+  try {
+    const children = readFileSync(`/proc/${initPid}/task/${initPid}/children`, 'utf8').trim().split(' ');
+    if (children.length !== 1 || children[0] === '') return null;
+    const read = (name: string) => readFileSync(`/proc/${children[0]}/${name}`, 'utf8');
+    const stat = read('stat');
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 1)
+      .trim()
+      .split(/\s+/);
+    const sets = read('status')
+      .split('\n')
+      .filter((line) => line.startsWith('Cpus_allowed_list') || line.startsWith('Mems_allowed_list'));
+    return [read('limits'), [fields[16], fields[37], fields[38]].join(' '), sets.join('\n')].join('\n');
+  } catch {
+    return null;
+  }
+}
