@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect } from 'vitest';
 import { BwrapProvider } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
@@ -122,6 +126,36 @@ describe('bwrap reset in place', () => {
       expect(shmemBytes() - before).toBeLessThan(100_000_000);
     } finally {
       await sandbox.close();
+    }
+  });
+
+  it('renews in place when not run as root too (the mount helper in a user namespace of its own)', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    // As `nobody`, with a home of its own: the helper cannot return to the host's pid namespace, so
+    // it forks twice to reach the sandbox's.
+    const home = mkdtempSync(join(tmpdir(), 'intercode-nobody-'));
+    chownSync(home, 65534, 65534);
+    try {
+      const script = fileURLToPath(new URL('../fixtures/bwrap-renew-as-user.js', import.meta.url));
+      const output = execFileSync(
+        'setpriv',
+        ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script, PROBE],
+        {
+          env: { PATH: process.env.PATH ?? '', HOME: home, INTERCODE_CACHE_DIR: join(home, 'cache') },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+          timeout: 120_000,
+        },
+      );
+      const result = JSON.parse(output) as { uid: number; fresh: string; after: string; resets: unknown };
+      expect(result.uid).toBe(65534);
+      expect(result.resets).toMatchObject({ inPlace: 1, relaunched: 0 });
+      expect(result.fresh).toContain('pid 2 4');
+      expect(result.after).toBe(result.fresh);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 

@@ -78,8 +78,8 @@ function topMounts(binds: readonly Bind[]): string[] {
 /**
  * What a command of the sandbox could change on its controller from outside it (same user, no
  * capabilities): its limits, nice value, real-time priority and scheduling policy, CPU and memory
- * sets; read as the controller starts, for `renew-root.py` to compare with (the same text). Null when
- * bwrap's init `initPid` has not exactly one child.
+ * sets. Read as the controller starts, for `renew-root.py` to compare with (the same text). Null
+ * when bwrap's init `initPid` has not exactly one child.
  */
 export function observeController(initPid: number): string | null {
   try {

@@ -58,8 +58,9 @@ def check_quiet(init, baseline):
     ioprio = (libc.syscall(SYS_IOPRIO_GET, 1, ctl), libc.syscall(SYS_IOPRIO_GET, 1, 0)) if SYS_IOPRIO_GET else (0, 0)
     if observe(ctl) != baseline or ioprio[0] != ioprio[1]:
         raise Refused('the shell\'s limits or scheduling changed')
-    # The network namespace's own counts (the socket tables in /proc/net/tcp are walked whole, for
-    # every namespace: milliseconds): no socket of any family, no TCP connection in TIME_WAIT.
+    # The network namespace's own counts: no socket of any family, no TCP connection in TIME_WAIT
+    # (the socket tables in /proc/net/tcp are walked whole, for every namespace: milliseconds). Not
+    # part of the baseline: when the controller starts, bwrap's netlink socket may still be counted.
     counts = {}
     for line in read_text('/proc/%d/net/sockstat' % ctl).splitlines():
         words = line.split()
@@ -162,6 +163,48 @@ def pivot(tree, mounts, dev_extra, fds, last_pid):
         fail('umount the old root')
     os.chdir('/')
 
+def run_child(w, work):
+    """The end of a forked child: `work`, then exit 0, or the reason on `w` and exit 1."""
+    try:
+        work()
+        os._exit(0)
+    except Refused as ex:
+        os.write(w, ('R' + str(ex)).encode())
+    except BaseException as ex:
+        os.write(w, ('E' + str(ex)).encode())
+    os._exit(1)
+
+def fork_into(fds, r, w, work):
+    """Runs `work` in a process forked into the sandbox's pid namespace (`fds['pid']`); returns the
+    pid to wait for. As root, this process enters that namespace for the fork and comes back to its
+    own. In a user namespace of its own it could not come back (its own pid namespace belongs to the
+    host's): a first child enters it and forks the one that works, then waits for it."""
+    if userns_fd is not None:
+        fds['own'] = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
+        setns(fds['pid'], CLONE_NEWPID, 'pid')
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            if pid != 0:
+                setns(fds['own'], CLONE_NEWPID, 'own pid')
+        if pid == 0:
+            os.close(r)
+            run_child(w, work)
+        return pid
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        def enter_and_fork():
+            setns(fds['pid'], CLONE_NEWPID, 'pid')
+            child = os.fork()
+            if child == 0:
+                libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                run_child(w, work)
+            os.waitpid(child, 0)
+        run_child(w, enter_and_fork)
+    return pid
+
 def renew_box(req):
     """Mounts a fresh overlay for the sandbox at req['dir'] and makes it the root of the running
     sandbox whose bwrap init is req['initPid'] (see the header). Refuses, changing nothing in the
@@ -192,25 +235,7 @@ def renew_box(req):
         if libc.syscall(SYS_MOUNT_SETATTR, tree, b'', AT_EMPTY_PATH, ctypes.byref(attr), ctypes.sizeof(attr)) != 0:
             fail('mount_setattr the new root')
         r, w = os.pipe()
-        # The child is forked into the sandbox's pid namespace (this process goes back to its own).
-        fds['own'] = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
-        setns(fds['pid'], CLONE_NEWPID, 'pid')
-        pid = -1
-        try:
-            pid = os.fork()
-        finally:
-            if pid != 0:
-                setns(fds['own'], CLONE_NEWPID, 'own pid')
-        if pid == 0:
-            os.close(r)
-            try:
-                pivot(tree, mounts, req['devMounts'], fds, last_pid)
-                os._exit(0)
-            except Refused as ex:
-                os.write(w, ('R' + str(ex)).encode())
-            except BaseException as ex:
-                os.write(w, ('E' + str(ex)).encode())
-            os._exit(1)
+        pid = fork_into(fds, r, w, lambda: pivot(tree, mounts, req['devMounts'], fds, last_pid))
         os.close(w)
         message = b''
         deadline = time.monotonic() + RENEW_TIMEOUT_S
