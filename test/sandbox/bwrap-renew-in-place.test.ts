@@ -159,6 +159,12 @@ describe('bwrap reset in place', () => {
     }
   });
 
+  it('is reported by the provider’s check (intercode doctor), as a warning when missing', async () => {
+    const item = (await provider.check()).items.find((entry) => entry.name === 'resets in place');
+    expect(item).toMatchObject({ ok: true, optional: true });
+    expect(item?.detail).toMatch(/renews the sandbox/);
+  });
+
   const refusals: readonly [string, string, RegExp][] = [
     [
       'a TCP connection in TIME_WAIT',

@@ -75,6 +75,7 @@ export async function checkBwrap(): Promise<ProviderCheck> {
     });
   }
   items.push(isolationCheck(bwrap));
+  items.push(renewalCheck());
   items.push(...limitsCheck(detectCgroups(), release()));
   return { ok: items.every((item) => item.ok || item.optional), items };
 }
@@ -102,5 +103,25 @@ function isolationCheck(bwrapVersion: string | null): CheckItem {
           ? 'sandbox root is an unprivileged host user (idmapped layers); no nested user namespaces; seccomp policy'
           : 'sandbox root is this user; no nested user namespaces; seccomp policy',
     fix: bwrapOk ? 'upgrade the kernel to 6.3 or newer' : 'apt-get install -y bubblewrap (0.8 or newer)',
+  };
+}
+
+/**
+ * What a reset in place needs (`renew-root.py`): `ns_last_pid` (a kernel built with
+ * CONFIG_CHECKPOINT_RESTORE), to start process ids over, and the system call numbers of this machine.
+ * Without them every reset starts a new bubblewrap tree: the same sandbox, about twice the CPU.
+ */
+function renewalCheck(): CheckItem {
+  const lastPid = existsSync('/proc/sys/kernel/ns_last_pid');
+  const arch = process.arch === 'x64' || process.arch === 'arm64';
+  return {
+    name: 'resets in place',
+    ok: lastPid && arch,
+    optional: true,
+    detail:
+      lastPid && arch
+        ? 'a reset renews the sandbox around its running shell'
+        : `${lastPid ? `no system call table for ${process.arch}` : 'no /proc/sys/kernel/ns_last_pid'}: each reset starts a new bubblewrap tree (about twice the CPU)`,
+    fix: 'a kernel built with CONFIG_CHECKPOINT_RESTORE, on x86-64 or arm64',
   };
 }

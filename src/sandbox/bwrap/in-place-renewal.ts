@@ -51,18 +51,24 @@ export class InPlaceRenewal {
     await Promise.all(others.map((other) => other.exited));
     if (baseline === null) return false;
     const { helper, dir, lowers, diskBytes, binds } = this.#sandbox;
-    const result = await helper.renew({
-      dir,
-      lowers,
-      sizeBytes: diskBytes,
-      initPid: box.innerPid,
-      mounts: topMounts(binds),
-      devMounts: [CONTROLLER_PATH.slice('/dev/'.length)],
-      baseline,
-    });
-    if (result.renewed) this.#inPlace += 1;
-    else this.#lastRefusal = result.why;
-    return result.renewed;
+    try {
+      const result = await helper.renew({
+        dir,
+        lowers,
+        sizeBytes: diskBytes,
+        initPid: box.innerPid,
+        mounts: topMounts(binds),
+        devMounts: [CONTROLLER_PATH.slice('/dev/'.length)],
+        baseline,
+      });
+      if (result.renewed) this.#inPlace += 1;
+      else this.#lastRefusal = result.why;
+      return result.renewed;
+    } catch (error) {
+      // A machine without what the renewal needs (see `intercode doctor`): the reset starts anew.
+      this.#lastRefusal = (error as Error).message;
+      return false;
+    }
   }
 }
 
