@@ -59,6 +59,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/driver-bytecode.test.ts',
   'test/harness/bench/env-bench.test.ts',
   'test/harness/bench/kept-gold-bench.test.ts',
+  'test/harness/bench/sandbox-bench.test.ts',
   'test/envs/python/python-env.docker.test.ts',
   'test/harness/run-benchmark.test.ts',
   // The environment server: sessions in real sandboxes.
