@@ -37,6 +37,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/bash/bash-env.test.ts',
   'test/envs/bash/bash-env.compat.test.ts',
   'test/envs/bash/bash-env-fork.test.ts',
+  'test/envs/bash/gold-run.test.ts',
   'test/envs/bash/bash-env.deterministic.test.ts',
   'test/envs/bash/bash-env.gold-cache.test.ts',
   'test/envs/bash/bash-env.warm.test.ts',

@@ -41,7 +41,7 @@ import { scriptLayer } from './script-layer.js';
 import { settleBackgroundJobs } from './settle-background-jobs.js';
 import { taskLayerOptions } from './task-layer.js';
 import { upstreamStep } from './upstream-step.js';
-import { whileStopped } from './while-stopped.js';
+import { NOTHING_STOPPED, whileStopped } from './while-stopped.js';
 
 /**
  * Options of the Bash env. `compat: 'upstream'`: every command is mangled as upstream's
@@ -250,14 +250,14 @@ export class BashEnv implements Env {
     const { boxes } = this.#require();
     const idle = await settleBackgroundJobs(boxes.agent);
     // After a fork, the gold's digests read then (the copies' too); before, from the evaluation
-    // sandbox, stopped (once its gold has run) only if the content check needs them. A walk past its
+    // sandbox, stopped (once its gold has run, if it left a process) only if the content check needs them. A walk past its
     // bounds there is the gold's failure (its own files), not the agent's.
     const frozen = this.#goldDigests;
     const evaluator = boxes.evaluator;
     let evaluatorStopped: Promise<Quiesced> | undefined;
     const evalDigests = (paths: readonly string[]): Promise<GoldDigests> => {
       if (frozen) return frozen;
-      evaluatorStopped ??= this.#gold!.then(() => evaluator!.quiesce());
+      evaluatorStopped ??= this.#gold!.then((run) => (run.idle ? NOTHING_STOPPED : evaluator!.quiesce()));
       return evaluatorStopped
         .then(() => evaluator!.digest(paths))
         .catch((error: unknown) => (isScorerLimit(error) ? null : Promise.reject(error)));

@@ -13,6 +13,12 @@ export interface GoldRun {
   readonly corrupt: boolean;
   /** The evaluator's diff met a scorer bound (the gold's own doing): why. */
   readonly limit?: string;
+  /**
+   * No process of the gold's was left once its background jobs were waited for: nothing but the
+   * sandbox's init and the shell's controller (which runs nothing unasked) runs in the evaluation
+   * sandbox, so its files can be walked without stopping it, now and at scoring.
+   */
+  readonly idle: boolean;
 }
 
 /** Digests of the gold's files by path (`/a/b`); null when the walk met a scorer bound. */
@@ -29,7 +35,7 @@ export function goldCommand(task: Task): string | undefined {
 
 /**
  * Runs the task's gold in the (pristine) evaluation sandbox's shell, waits for its background jobs,
- * and reads what it changed, with the sandbox stopped. `upstream`: the gold's command line mangled
+ * and reads what it changed, with the sandbox stopped if any of them is still running. `upstream`: the gold's command line mangled
  * as upstream's evaluator ran it (`bash -c "<gold>"` split by `shlex`, the same as the agent's
  * actions in that mode); one that `shlex` cannot split is a corrupt gold with no output, as there.
  */
@@ -40,23 +46,23 @@ export async function runGold(
 ): Promise<GoldRun> {
   const command = goldCommand(task);
   const gold = command !== undefined && options.upstream ? upstreamCommandLine(command) : command;
-  if (gold === undefined || gold === null) return { output: null, changes: [], corrupt: true };
+  if (gold === undefined || gold === null) return { output: null, changes: [], corrupt: true, idle: true };
   const result = await evaluator.session().run(gold, { timeoutMs: options.timeoutMs });
-  await settleBackgroundJobs(evaluator);
+  const idle = await settleBackgroundJobs(evaluator);
   const output = result.timedOut ? null : result.output;
   try {
-    const diff = await whileStopped(evaluator, () => evaluator.diff());
+    const diff = await (idle ? evaluator.diff() : whileStopped(evaluator, () => evaluator.diff()));
     const changes = gitStatusChanges(diff, options.ignored, options.layers);
-    return { output, changes, corrupt: result.timedOut };
+    return { output, changes, corrupt: result.timedOut, idle };
   } catch (error) {
     if (!isScorerLimit(error)) throw error;
-    return { output, changes: [], corrupt: true, limit: `gold: ${error.message}` };
+    return { output, changes: [], corrupt: true, limit: `gold: ${error.message}`, idle };
   }
 }
 
 /**
  * The digests of every file of the gold's that the content check may compare, read once with the
- * evaluation sandbox stopped: the gold's result as data, which the copies of a forked episode score
+ * evaluation sandbox stopped (unless the gold left it idle): the gold's result as data, which the copies of a forked episode score
  * against without an evaluation sandbox of their own.
  */
 export async function goldDigests(evaluator: Sandbox, gold: GoldRun): Promise<GoldDigests> {
@@ -69,7 +75,9 @@ export async function goldDigests(evaluator: Sandbox, gold: GoldRun): Promise<Go
   ];
   if (paths.length === 0) return {};
   try {
-    return await whileStopped(evaluator, () => evaluator.digest(paths));
+    return await (gold.idle
+      ? evaluator.digest(paths)
+      : whileStopped(evaluator, () => evaluator.digest(paths)));
   } catch (error) {
     if (isScorerLimit(error)) return null;
     throw error;

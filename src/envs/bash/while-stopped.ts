@@ -1,3 +1,4 @@
+import type { Quiesced } from '../../sandbox/process-freezer.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 
 /** Runs `work` with every process of `sandbox` stopped, then lets them run again. */
@@ -9,3 +10,6 @@ export async function whileStopped<T>(sandbox: Sandbox, work: () => Promise<T>):
     await stopped.resume();
   }
 }
+
+/** What `quiesce` gives back when nothing had to be stopped: a resume that does nothing. */
+export const NOTHING_STOPPED: Quiesced = { resume: async () => {} };
