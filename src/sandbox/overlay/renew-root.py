@@ -3,8 +3,8 @@
 # 20 ms of CPU (a process start from Node, setpriv, nsenter, bwrap with seven namespaces, the shell),
 # most of an episode's cost. When the sandbox is clean apart from its files, its namespaces can stay:
 # the shell's controller ends every other process of the sandbox and waits, the helper mounts a fresh
-# overlay and makes it the root of the sandbox's mount namespace (with the sandbox's /proc, its binds
-# and a new /dev moved or made there, as bwrap made them), and the controller starts itself again.
+# overlay and makes it the root of the sandbox's mount namespace (with clones of the sandbox's /proc and
+# binds, and a new /dev, as bwrap made them), and the controller starts itself again.
 #
 # Anything a fresh sandbox would not have makes the renewal refuse (the caller then starts a new
 # bwrap as before): a process other than bwrap's init and the controller, a socket, a System V or
