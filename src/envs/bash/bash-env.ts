@@ -250,8 +250,8 @@ export class BashEnv implements Env {
     const { boxes } = this.#require();
     const idle = await settleBackgroundJobs(boxes.agent);
     // After a fork, the gold's digests read then (the copies' too); before, from the evaluation
-    // sandbox, stopped (once its gold has run, if it left a process) only if the content check needs them. A walk past its
-    // bounds there is the gold's failure (its own files), not the agent's.
+    // sandbox, stopped (once its gold has run, if it left a process) only if the content check needs
+    // them. A walk past its bounds there is the gold's failure (its own files), not the agent's.
     const frozen = this.#goldDigests;
     const evaluator = boxes.evaluator;
     let evaluatorStopped: Promise<Quiesced> | undefined;
@@ -264,7 +264,7 @@ export class BashEnv implements Env {
     };
     const walk = () => this.#scoreStopped(boxes, evalDigests);
     try {
-      return await (idle ? walk() : whileStopped(boxes.agent, walk));
+      return await whileStopped(boxes.agent, walk, idle);
     } catch (error) {
       if (!isScorerLimit(error)) throw error;
       return limitScore(error.message);

@@ -35,9 +35,10 @@ export function goldCommand(task: Task): string | undefined {
 
 /**
  * Runs the task's gold in the (pristine) evaluation sandbox's shell, waits for its background jobs,
- * and reads what it changed, with the sandbox stopped if any of them is still running. `upstream`: the gold's command line mangled
- * as upstream's evaluator ran it (`bash -c "<gold>"` split by `shlex`, the same as the agent's
- * actions in that mode); one that `shlex` cannot split is a corrupt gold with no output, as there.
+ * and reads what it changed, with the sandbox stopped if any of them is still running. `upstream`:
+ * the gold's command line mangled as upstream's evaluator ran it (`bash -c "<gold>"` split by
+ * `shlex`, the same as the agent's actions in that mode); one that `shlex` cannot split is a corrupt
+ * gold with no output, as there.
  */
 export async function runGold(
   evaluator: Sandbox,
@@ -51,7 +52,7 @@ export async function runGold(
   const idle = await settleBackgroundJobs(evaluator);
   const output = result.timedOut ? null : result.output;
   try {
-    const diff = await (idle ? evaluator.diff() : whileStopped(evaluator, () => evaluator.diff()));
+    const diff = await whileStopped(evaluator, () => evaluator.diff(), idle);
     const changes = gitStatusChanges(diff, options.ignored, options.layers);
     return { output, changes, corrupt: result.timedOut, idle };
   } catch (error) {
@@ -62,8 +63,8 @@ export async function runGold(
 
 /**
  * The digests of every file of the gold's that the content check may compare, read once with the
- * evaluation sandbox stopped (unless the gold left it idle): the gold's result as data, which the copies of a forked episode score
- * against without an evaluation sandbox of their own.
+ * evaluation sandbox stopped (unless the gold left it idle): the gold's result as data, which the
+ * copies of a forked episode score against without an evaluation sandbox of their own.
  */
 export async function goldDigests(evaluator: Sandbox, gold: GoldRun): Promise<GoldDigests> {
   const paths = [
@@ -75,9 +76,7 @@ export async function goldDigests(evaluator: Sandbox, gold: GoldRun): Promise<Go
   ];
   if (paths.length === 0) return {};
   try {
-    return await (gold.idle
-      ? evaluator.digest(paths)
-      : whileStopped(evaluator, () => evaluator.digest(paths)));
+    return await whileStopped(evaluator, () => evaluator.digest(paths), gold.idle);
   } catch (error) {
     if (isScorerLimit(error)) return null;
     throw error;

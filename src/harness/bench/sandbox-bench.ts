@@ -87,12 +87,16 @@ export async function runSandboxBench(
   for (let i = 0; i < options.samples; i += 1) exec.push(await time(() => sandbox.exec('true')));
   figures.push(figure({ backend, group, name: 'exec: true (fresh process tree)', unit: 'ms' }, exec));
 
+  /** A reset's time after each run of `episode`, as many times as the samples ask. */
+  const resetsAfter = async (episode: string): Promise<number[]> => {
+    const samples: number[] = [];
+    for (let i = 0; i < options.samples; i += 1) {
+      await session.run(episode);
+      samples.push(await time(() => sandbox.reset()));
+    }
+    return samples;
+  };
   progress('reset');
-  const reset: number[] = [];
-  for (let i = 0; i < options.samples; i += 1) {
-    await session.run('mkdir -p /work && echo data > /work/f && rm -f /etc/hostname && sleep 60 &');
-    reset.push(await time(() => sandbox.reset()));
-  }
   figures.push(
     figure(
       {
@@ -102,21 +106,16 @@ export async function runSandboxBench(
         unit: 'ms',
         target: { op: '<=', value: 30, stat: 'p50' },
       },
-      reset,
+      await resetsAfter('mkdir -p /work && echo data > /work/f && rm -f /etc/hostname && sleep 60 &'),
     ),
   );
   // An episode that leaves what a sandbox cannot be renewed around (a System V IPC object): on bwrap
   // the reset then starts a new process tree, the cost every reset had before resets in place.
   progress('reset after an IPC object');
-  const resetAnew: number[] = [];
-  for (let i = 0; i < options.samples; i += 1) {
-    await session.run('echo data > /tmp/f && ipcmk -M 4096 > /dev/null');
-    resetAnew.push(await time(() => sandbox.reset()));
-  }
   figures.push(
     figure(
       { backend, group, name: 'reset after an episode left an IPC object (new process tree)', unit: 'ms' },
-      resetAnew,
+      await resetsAfter('echo data > /tmp/f && ipcmk -M 4096 > /dev/null'),
     ),
   );
   await sandbox.close();

@@ -44,12 +44,17 @@ export class InPlaceRenewal {
    * Renews the sandbox around the shell of `box`, whose controller has ended every other process of
    * its namespaces: the sandbox's `others` boxes end first, then the helper mounts a fresh overlay
    * and makes it the box's root. `baseline` is what {@link observeController} read when the
-   * controller started (null: nothing read, no renewal). False when the helper refused.
+   * controller started (null: nothing read, no renewal), which it must still read: a command of the
+   * same user may have changed the controller's limits or scheduling. False when either refused.
    */
   async renew(box: BoxProcess, others: readonly BoxProcess[], baseline: string | null): Promise<boolean> {
     for (const other of others) other.kill();
     await Promise.all(others.map((other) => other.exited));
     if (baseline === null) return false;
+    if (observeController(box.innerPid) !== baseline) {
+      this.#lastRefusal = "the shell's limits or scheduling changed";
+      return false;
+    }
     const { helper, dir, lowers, diskBytes, binds } = this.#sandbox;
     try {
       const result = await helper.renew({
@@ -59,7 +64,6 @@ export class InPlaceRenewal {
         initPid: box.innerPid,
         mounts: topMounts(binds),
         devMounts: [CONTROLLER_PATH.slice('/dev/'.length)],
-        baseline,
       });
       if (result.renewed) this.#inPlace += 1;
       else this.#lastRefusal = result.why;
@@ -84,8 +88,8 @@ function topMounts(binds: readonly Bind[]): string[] {
 /**
  * What a command of the sandbox could change on its controller from outside it (same user, no
  * capabilities): its limits, nice value, real-time priority and scheduling policy, CPU and memory
- * sets. Read as the controller starts, for `renew-root.py` to compare with (the same text). Null
- * when bwrap's init `initPid` has not exactly one child.
+ * sets (the I/O class, which /proc does not show, `renew-root.py` checks). Read as the controller
+ * starts and again before a renewal. Null when bwrap's init `initPid` has not exactly one child.
  */
 export function observeController(initPid: number): string | null {
   try {

@@ -26,7 +26,7 @@ const mountHelperSource = () =>
   `${treeWalkSource()}\n${helperSource()}\n${renewRootSource()}\n${walkerServerSource()}`;
 
 /** A running bwrap sandbox to renew in place (see `renew-root.py`). */
-export interface InPlaceRenewal {
+export interface RenewRequest {
   readonly dir: string;
   readonly lowers: readonly string[];
   readonly sizeBytes: number;
@@ -36,8 +36,6 @@ export interface InPlaceRenewal {
   readonly mounts: readonly string[];
   /** The mounts below /dev besides bwrap's own (the controller's binary). */
   readonly devMounts: readonly string[];
-  /** What the backend read of the controller when it started (`observeController`). */
-  readonly baseline: string;
 }
 
 interface Pending {
@@ -203,8 +201,8 @@ export class MountHelper {
    * something a new one would not (nothing in the sandbox changed then; the overlay at `dir` may be
    * new): the caller starts a new bwrap instead.
    */
-  async renew(renewal: InPlaceRenewal): Promise<{ renewed: true } | { renewed: false; why: string }> {
-    const reply = await this.request({ op: 'renew', ...renewal });
+  async renew(request: RenewRequest): Promise<{ renewed: true } | { renewed: false; why: string }> {
+    const reply = await this.request({ op: 'renew', ...request });
     return reply.renewed === true ? { renewed: true } : { renewed: false, why: String(reply.why) };
   }
 

@@ -197,7 +197,6 @@ export abstract class ServerSession<
     if (!this.host.failure()) this.host.release(this, this.slot);
   }
 
-  /** The live connection (undefined before the first and after a loss). */
   /**
    * Server text as the agent would see it on upstream's single database: the copy's name
    * (`voter_1__2`: `Tables_in_voter_1__2`, errors, catalogue values) as the database's own, and the
@@ -214,6 +213,7 @@ export abstract class ServerSession<
     return qualifiedWithCopy(statement, this.database, this.slot.database, this.dialect) ?? statement.text;
   }
 
+  /** The live connection (undefined before the first and after a loss). */
   protected get connection(): Connection | undefined {
     return this.#connection;
   }
