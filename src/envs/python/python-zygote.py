@@ -44,8 +44,6 @@ def spawn_worker(idle=False):
     pid = frozen_fork()
     if pid == 0:
         try:
-            if not idle:
-                set_dumpable(1)
             os.setpgid(0, 0)
             worker_end, out_w, err_w, fds_worker = channels[1]
             os.dup2(worker_end.fileno(), CTL)
@@ -56,6 +54,10 @@ def spawn_worker(idle=False):
             os.dup2(null, NULL)
             os.closerange(3, CTL)
             os.closerange(FDS + 1, 65536)
+            # Dumpable only now: until the driver's descriptors are closed, no process of the sandbox may
+            # open them through this one's /proc/<pid>/fd (nor a fork's notCopied count them).
+            if not idle:
+                set_dumpable(1)
             worker_main(idle)
         finally:
             os._exit(70)
