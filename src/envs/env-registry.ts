@@ -1,6 +1,7 @@
 import type { Env } from '../core/env.js';
 import { Registry } from '../core/registry.js';
 import type { Task } from '../core/task.js';
+import { bashGoldCommand } from './bash/nl2bash-errata.js';
 import { ctfEnvironment } from './ctf/ctf-env.js';
 import type { DefinedEnvironment } from './define-environment.js';
 import type { EnvDefinition, SandboxEnvDefinition, SqlEnvDefinition } from './env-definition.js';
@@ -43,7 +44,7 @@ const bash: SandboxEnvDefinition = {
     const { BashEnv } = await import('./bash/bash-env.js');
     return (options) => new BashEnv(options);
   }),
-  goldActions: (task) => [goldText(task, ';')],
+  goldActions: (task) => [bashGoldCommand(task) ?? ''],
 };
 
 const sql: SqlEnvDefinition = {

@@ -42,6 +42,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/bash/bash-env.gold-cache.test.ts',
   'test/envs/bash/bash-env.warm.test.ts',
   'test/envs/bash/bash-env.upstream-gold.test.ts',
+  'test/envs/bash/bash-env.errata.test.ts',
   'test/envs/bash/bash-env.hostile.test.ts',
   'test/envs/bash/bash-env.docker.test.ts',
   'test/envs/bash/git-status-changes.test.ts',

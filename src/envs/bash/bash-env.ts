@@ -32,6 +32,7 @@ import {
   sameLayers,
 } from './bash-boxes.js';
 import { type BashGoldSetting, readGoldDigests, startBashGold } from './bash-gold.js';
+import { bashResetInfo } from './bash-reset-info.js';
 import { gitStatusChanges, parseTopLevelIgnore, UPSTREAM_IGNORED } from './git-status-changes.js';
 import { COMPARED_STATUSES, type GoldDigests, type GoldRun } from './gold-run.js';
 import { limitScore } from './limit-score.js';
@@ -193,7 +194,7 @@ export class BashEnv implements Env {
     this.#workdir = '/';
     return {
       observation: { text: task.query, durationMs: performance.now() - started },
-      info: { taskId: task.id, index: task.index, query: task.query, gold: task.gold, group: task.group },
+      info: bashResetInfo(task),
     };
   }
 

@@ -2,7 +2,8 @@ import type { Task } from '../../core/task.js';
 import type { Sandbox, SandboxSpec } from '../../sandbox/sandbox.js';
 import { GoldCache } from '../gold-cache.js';
 import type { FullBashBoxes } from './bash-boxes.js';
-import { type GoldDigests, type GoldRun, goldCommand, goldDigests, runGold } from './gold-run.js';
+import { type GoldDigests, type GoldRun, goldDigests, runGold } from './gold-run.js';
+import { bashGoldCommand } from './nl2bash-errata.js';
 
 /** A Bash task's gold result as data: what the gold did, and the digests of its files. */
 interface SharedGold {
@@ -46,7 +47,7 @@ export interface BashGoldSetting {
 
 /** What the gold's result depends on, as the cache's key: undefined when the cache is off or there is no gold. */
 function goldKey(provider: string, task: Task, setting: BashGoldSetting): string | undefined {
-  const command = setting.cache ? goldCommand(task) : undefined;
+  const command = setting.cache ? bashGoldCommand(task) : undefined;
   if (command === undefined) return undefined;
   const { spec, timeoutMs, upstream, ignored } = setting;
   return JSON.stringify([provider, spec, timeoutMs, upstream, [...ignored].sort(), command]);

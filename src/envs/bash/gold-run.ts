@@ -2,6 +2,7 @@ import type { Task } from '../../core/task.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { isScorerLimit } from '../../sandbox/scorer-limit-error.js';
 import { type GitChange, gitStatusChanges } from './git-status-changes.js';
+import { bashGoldCommand } from './nl2bash-errata.js';
 import { settleBackgroundJobs } from './settle-background-jobs.js';
 import { upstreamCommandLine } from './upstream-command.js';
 import { whileStopped } from './while-stopped.js';
@@ -27,12 +28,6 @@ export type GoldDigests = Readonly<Record<string, string | null>> | null;
 /** The statuses whose paths the content check compares (upstream's added, untracked and copied). */
 export const COMPARED_STATUSES: readonly string[] = ['A', '??', 'C'];
 
-/** The task's gold command: a list gold joined with `;`, as upstream does. */
-export function goldCommand(task: Task): string | undefined {
-  if (task.gold === undefined) return undefined;
-  return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
-}
-
 /**
  * Runs the task's gold in the (pristine) evaluation sandbox's shell, waits for its background jobs,
  * and reads what it changed, with the sandbox stopped if any of them is still running. `upstream`:
@@ -45,7 +40,7 @@ export async function runGold(
   task: Task,
   options: { timeoutMs: number; ignored: ReadonlySet<string>; layers: readonly string[]; upstream?: boolean },
 ): Promise<GoldRun> {
-  const command = goldCommand(task);
+  const command = bashGoldCommand(task);
   const gold = command !== undefined && options.upstream ? upstreamCommandLine(command) : command;
   if (gold === undefined || gold === null) return { output: null, changes: [], corrupt: true, idle: true };
   const result = await evaluator.session().run(gold, { timeoutMs: options.timeoutMs });
