@@ -33,6 +33,12 @@ export interface ShellProcess {
    * sandbox holds something a new one would not (then it is started anew).
    */
   renew?(): Promise<boolean>;
+  /**
+   * A renewal that did not happen for a reason of the shell's own (its controller could not end
+   * the other processes, or the renewed shell did not answer): the backend keeps `why`, as it
+   * keeps its own refusals. The reset then starts the shell anew.
+   */
+  renewMissed?(why: string): void;
 }
 
 export interface PersistentShellOptions {
@@ -240,13 +246,24 @@ export class PersistentShell implements ShellSession {
    */
   async #renewInPlace(process: ShellProcess, endOthers: () => Promise<unknown>): Promise<boolean> {
     const ended = await this.#send(RENEW_COMMAND, RENEW_TIMEOUT_MS, 4096);
-    if (ended.exitCode !== 0 || ended.sessionRestarted || this.#process !== process) return false;
+    if (ended.exitCode !== 0 || ended.sessionRestarted || this.#process !== process) {
+      process.renewMissed?.(
+        ended.timedOut
+          ? `the shell did not end the sandbox's other processes within ${RENEW_TIMEOUT_MS / 1000} s`
+          : ended.exitCode === 1 && !ended.sessionRestarted
+            ? "processes of the sandbox outlived the shell's rounds of SIGKILL"
+            : `the shell's end of the other processes failed (exit code ${ended.exitCode})`,
+      );
+      return false;
+    }
     await endOthers();
     if (!(await process.renew!().catch(() => false))) return false;
     process.write(Buffer.from('go\n'));
     this.#cwd = this.#options.cwd;
     const ready = await this.#send('', this.#options.startTimeoutMs ?? this.#options.timeoutMs, 4096);
-    return ready.exitCode === 0 && !ready.sessionRestarted && this.#process === process;
+    if (ready.exitCode === 0 && !ready.sessionRestarted && this.#process === process) return true;
+    process.renewMissed?.('the renewed shell did not start');
+    return false;
   }
 
   async close(): Promise<void> {

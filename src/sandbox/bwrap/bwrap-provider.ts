@@ -143,6 +143,7 @@ export class BwrapProvider extends BaseProvider<BwrapSandbox, BwrapImageRef> {
       label: `${this.#owner}.${id}${label ? `.${label}` : ''}`,
       ...(seed ? { seed } : {}),
       kept: this.#kept,
+      warn: this.#warn,
       // A copy has the same spec: only the writable layer it starts from differs.
       copy: (upper) => {
         const { onClose: _onClose, ...same } = spec;

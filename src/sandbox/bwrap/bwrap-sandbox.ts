@@ -51,6 +51,8 @@ export interface BwrapSandboxConfig extends SandboxSettings {
   readonly kept: Set<string>;
   /** Opens a sandbox of the same spec whose writable layer starts as a copy of `upper`. */
   readonly copy: (upper: string) => Promise<BwrapSandbox>;
+  /** The provider's warnings (a renewal that fails for a reason of this machine). */
+  readonly warn: (message: string) => void;
 }
 
 export class BwrapSandbox extends BaseSandbox {
@@ -163,12 +165,11 @@ export class BwrapSandbox extends BaseSandbox {
           started: async () => {
             baseline = observeController(box.innerPid);
           },
-          renew: () =>
-            this.#renewals.renew(
-              box,
-              [...this.#boxes].filter((other) => other !== box),
-              this.closed ? null : baseline,
-            ),
+          ...this.#renewals.shellHooks(
+            box,
+            () => [...this.#boxes].filter((other) => other !== box),
+            () => (this.closed ? null : baseline),
+          ),
         });
       },
     };

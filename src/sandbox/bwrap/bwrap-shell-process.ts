@@ -9,7 +9,7 @@ import type { BoxProcess } from './box-process.js';
 export function bwrapShellProcess(
   box: BoxProcess,
   onData: (chunk: Buffer) => void,
-  extra: Pick<ShellProcess, 'started' | 'renew'> = {},
+  extra: Pick<ShellProcess, 'started' | 'renew' | 'renewMissed'> = {},
 ): ShellProcess {
   const channel = box.channel;
   if (!channel)

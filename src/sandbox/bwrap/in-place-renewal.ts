@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { MountHelper } from '../overlay/mount-helper.js';
+import type { ShellProcess } from '../persistent-shell.js';
 import type { SandboxStats } from '../sandbox.js';
 import type { BoxProcess } from './box-process.js';
 import { type Bind, CONTROLLER_PATH } from './controller-binary.js';
@@ -11,7 +12,12 @@ export interface RenewableSandbox {
   readonly lowers: readonly string[];
   readonly diskBytes: number;
   readonly binds: readonly Bind[];
+  /** Told once per process when a renewal fails for a reason of this machine (not of the sandbox). */
+  readonly warn: (message: string) => void;
 }
+
+/** Whether this process has warned that renewals fail here (once is enough: every sandbox shares the cause). */
+let warnedRenewalError = false;
 
 /**
  * The resets of one bwrap sandbox: renewed in place around its running shell where the sandbox
@@ -32,6 +38,24 @@ export class InPlaceRenewal {
     this.#relaunched += 1;
   }
 
+  /**
+   * What the persistent shell of the sandbox's controller `box` calls for a reset in place: the
+   * renewal (`others`: the sandbox's other boxes; `baseline`: see {@link renew}), and the record of
+   * a renewal its own side could not carry out (`ShellProcess.renewMissed`).
+   */
+  shellHooks(
+    box: BoxProcess,
+    others: () => readonly BoxProcess[],
+    baseline: () => string | null,
+  ): Required<Pick<ShellProcess, 'renew' | 'renewMissed'>> {
+    return {
+      renew: () => this.renew(box, others(), baseline()),
+      renewMissed: (why) => {
+        this.#lastRefusal = why;
+      },
+    };
+  }
+
   stats(): NonNullable<SandboxStats['resets']> {
     return {
       inPlace: this.#inPlace,
@@ -50,7 +74,11 @@ export class InPlaceRenewal {
   async renew(box: BoxProcess, others: readonly BoxProcess[], baseline: string | null): Promise<boolean> {
     for (const other of others) other.kill();
     await Promise.all(others.map((other) => other.exited));
-    if (baseline === null) return false;
+    if (baseline === null) {
+      this.#lastRefusal =
+        "the shell's controller was not observed when it started (or the sandbox is closing)";
+      return false;
+    }
     if (observeController(box.innerPid) !== baseline) {
       this.#lastRefusal = "the shell's limits or scheduling changed";
       return false;
@@ -71,6 +99,12 @@ export class InPlaceRenewal {
     } catch (error) {
       // A machine without what the renewal needs (see `intercode doctor`): the reset starts anew.
       this.#lastRefusal = (error as Error).message;
+      if (!warnedRenewalError) {
+        warnedRenewalError = true;
+        this.#sandbox.warn(
+          `a bwrap reset could not renew its sandbox in place (${this.#lastRefusal}): such resets start a new bwrap, which takes longer (intercode doctor checks "resets in place")`,
+        );
+      }
       return false;
     }
   }
