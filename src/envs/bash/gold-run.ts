@@ -32,8 +32,9 @@ export const COMPARED_STATUSES: readonly string[] = ['A', '??', 'C'];
  * Runs the task's gold in the (pristine) evaluation sandbox's shell, waits for its background jobs,
  * and reads what it changed, with the sandbox stopped if any of them is still running. `upstream`:
  * the gold's command line mangled as upstream's evaluator ran it (`bash -c "<gold>"` split by
- * `shlex`, the same as the agent's actions in that mode); one that `shlex` cannot split is a corrupt
- * gold with no output, as there.
+ * `shlex`), in a fresh process from `/`, the same as the agent's actions in that mode (so both
+ * sandboxes hold the same processes while it runs); one that `shlex` cannot split is a corrupt gold
+ * with no output, as there.
  */
 export async function runGold(
   evaluator: Sandbox,
@@ -43,7 +44,9 @@ export async function runGold(
   const command = bashGoldCommand(task);
   const gold = command !== undefined && options.upstream ? upstreamCommandLine(command) : command;
   if (gold === undefined || gold === null) return { output: null, changes: [], corrupt: true, idle: true };
-  const result = await evaluator.session().run(gold, { timeoutMs: options.timeoutMs });
+  const result = options.upstream
+    ? await evaluator.exec(gold, { cwd: '/', timeoutMs: options.timeoutMs })
+    : await evaluator.session().run(gold, { timeoutMs: options.timeoutMs });
   const idle = await settleBackgroundJobs(evaluator);
   const output = result.timedOut ? null : result.output;
   try {

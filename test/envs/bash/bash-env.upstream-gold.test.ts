@@ -14,7 +14,12 @@ import { bwrapMissing } from '../../support/missing-components.js';
 
 const noBwrap = await bwrapMissing();
 const provider = new BwrapProvider();
-const golds = ['echo "a  b"', `echo "it's"`];
+const golds = [
+  'echo "a  b"',
+  `echo "it's"`,
+  // What the sandbox holds besides the command: the same on the agent's side and the gold's.
+  'ls -a /dev; ls /proc | grep -c ^[0-9]',
+];
 const tasks: Task[] = golds.map((gold, index) => ({
   id: `t${index}`,
   index,
@@ -52,6 +57,24 @@ describe('the Bash gold in upstream compatibility mode', () => {
     // The fixed agent's output against the upstream gold's: not the same answer.
     const mixed = await scored('upstream', 0, 'echo a  b');
     expect(mixed.score.value).toBeLessThan(1);
+  });
+
+  it("runs the gold as the agent's actions run, in a sandbox that looks the same, episode after episode", async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const env = new BashEnv({ dataset, provider, compat: 'upstream', warm: false });
+    try {
+      for (let episode = 0; episode < 3; episode += 1) {
+        await env.reset({ index: 2 });
+        const step = await env.step(golds[2]!);
+        const score = await env.score();
+        expect(score.details?.goldOutput).toBe(step.observation.text);
+        expect(score.value).toBe(1);
+      }
+    } finally {
+      await env.close();
+    }
   });
 
   it('makes a gold that shlex cannot split corrupt, with no output, as upstream did', async ({ needs }) => {
