@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { SandboxError } from '../../core/errors.js';
+import { isExecutable } from '../../core/host/is-executable.js';
 import type { Cgroup } from '../cgroups.js';
 
 /** How to start one bubblewrap process tree inside a sandbox. */
@@ -22,8 +24,9 @@ export interface BoxLaunch {
   readonly cgroup: Cgroup | null;
   /**
    * Label of the sandbox, set as INTERCODE_SANDBOX in the environment of the outer bwrap process
-   * (visible to the host and to reapers), never inside the sandbox, where every sandbox must look
-   * the same (an agent's and an evaluator's `env` output must not differ).
+   * (visible to the host and to reapers), never in a command's environment, where every sandbox
+   * must look the same (an agent's and an evaluator's `env` output must not differ). bwrap's init
+   * inside keeps the outer environment: the label and PATH, nothing else of this process.
    */
   readonly label: string;
   /**
@@ -54,6 +57,30 @@ export function awaitGo(command: readonly string[]): string[] {
     'intercode-go',
     ...command,
   ];
+}
+
+/** The system's program folders, where the setpriv, nsenter and bwrap chain looks first. */
+const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+let chainPath: string | undefined;
+
+/**
+ * PATH of the setpriv, nsenter and bwrap chain: the system's folders, and the folder of each of the
+ * three programs where this process's PATH finds it elsewhere. bwrap's init inside the sandbox keeps
+ * it (/proc/1/environ), so nothing else of this process's PATH goes there.
+ */
+function boxChainPath(): string {
+  if (chainPath === undefined) {
+    const dirs = [...SYSTEM_PATH];
+    const searched = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir.startsWith('/'));
+    for (const program of ['setpriv', 'nsenter', 'bwrap']) {
+      if (SYSTEM_PATH.some((dir) => isExecutable(join(dir, program)))) continue;
+      const found = searched.find((dir) => isExecutable(join(dir, program)));
+      if (found !== undefined && !dirs.includes(found)) dirs.unshift(found);
+    }
+    chainPath = dirs.join(delimiter);
+  }
+  return chainPath;
 }
 
 /** The descriptor on which bwrap reads the seccomp filter. */
@@ -113,7 +140,9 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
       launch.handshake || launch.channel ? 'pipe' : 'ignore',
       'pipe',
     ],
-    env: { ...process.env, INTERCODE_SANDBOX: launch.label },
+    // Only what the chain needs: bwrap's init inside the sandbox keeps this environment, and a
+    // command there can read it (/proc/1/environ). Never the host process's own (API keys).
+    env: { PATH: boxChainPath(), INTERCODE_SANDBOX: launch.label },
   });
   // bwrap reads the whole filter, then closes the descriptor before the command runs.
   const seccomp = (child.stdio as unknown[])[SECCOMP_FD] as Writable;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { isExecutable } from '../../core/host/is-executable.js';
 import { SqlEngineError } from '../engine/sql-engine-error.js';
 
 /** The command that installs the MariaDB server on Debian and Ubuntu. */
@@ -28,26 +29,17 @@ export interface PostgresBinaries {
   readonly major: number;
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The first executable among absolute candidates and names looked up on PATH. */
 export function findProgram(candidates: readonly string[]): string | undefined {
   const path = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
   for (const candidate of candidates) {
     if (candidate.startsWith('/')) {
-      if (executable(candidate)) return candidate;
+      if (isExecutable(candidate)) return candidate;
       continue;
     }
     for (const dir of [...path, '/usr/sbin', '/usr/local/sbin', '/sbin']) {
       const full = join(dir, candidate);
-      if (executable(full)) return full;
+      if (isExecutable(full)) return full;
     }
   }
   return undefined;
@@ -119,7 +111,7 @@ function postgresBinDir(): string | undefined {
       .sort((a, b) => Number(b) - Number(a));
     for (const major of majors) {
       const dir = `/usr/lib/postgresql/${major}/bin`;
-      if (executable(join(dir, 'postgres')) && executable(join(dir, 'initdb'))) return dir;
+      if (isExecutable(join(dir, 'postgres')) && isExecutable(join(dir, 'initdb'))) return dir;
     }
   } catch {
     // Not Debian's layout.
@@ -138,7 +130,7 @@ export function postgresBinaries(): PostgresBinaries {
   const binDir = postgresBinDir();
   const server = binDir ? join(binDir, 'postgres') : undefined;
   const initdb = binDir ? join(binDir, 'initdb') : undefined;
-  if (!binDir || !server || !initdb || !executable(server) || !executable(initdb)) {
+  if (!binDir || !server || !initdb || !isExecutable(server) || !isExecutable(initdb)) {
     throw new SqlEngineError(
       'SQL_ENGINE_UNAVAILABLE',
       `the postgres engine needs a PostgreSQL server (postgres and initdb not found): run ${POSTGRES_INSTALL}, or give --db-url postgres://user:password@host:port/database`,

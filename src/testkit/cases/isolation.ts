@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { ConformanceTest } from '../conformance-fixtures.js';
@@ -57,6 +58,26 @@ export function isolationCases(it: ConformanceTest, context: ConformanceContext)
         },
       );
       expect(search.output).toMatch(/^grep=[12]\n$/);
+    });
+
+    it("cannot read the host process's environment (its API keys), in any process of the sandbox", async ({
+      open,
+    }) => {
+      const name = `INTERCODE_CONFORMANCE_KEY_${randomBytes(4).toString('hex').toUpperCase()}`;
+      const value = `key-${randomBytes(16).toString('hex')}`;
+      process.env[name] = value;
+      try {
+        const sandbox = await open();
+        const read = 'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; echo; done 2>/dev/null; env';
+        for (const result of [await sandbox.session().run(read), await sandbox.exec(read)]) {
+          // What was read: at least the command's own environment.
+          expect(result.output).toContain('PATH=');
+          expect(result.output).not.toContain(value);
+          expect(result.output).not.toContain(name);
+        }
+      } finally {
+        delete process.env[name];
+      }
     });
 
     it('has no /etc/shadow', async ({ sandbox }) => {
