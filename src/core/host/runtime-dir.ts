@@ -32,6 +32,9 @@ export function reapStaleRuntimeDirs(): number {
   return removed;
 }
 
+/** How a sandbox's outer process names it in its environment (see `BoxLaunch.label`). */
+const SANDBOX_LABEL = 'INTERCODE_SANDBOX=';
+
 function readProc(pid: string, file: string): string {
   try {
     return readFileSync(`/proc/${pid}/${file}`, 'latin1');
@@ -43,19 +46,26 @@ function readProc(pid: string, file: string): string {
 /**
  * Kills sandboxes that outlived their owner. bubblewrap 0.8 arms `--die-with-parent` in a sandbox's
  * init only at the end of its setup, so a sandbox still starting when its owner is killed survives
- * it (blocked, or running its command outside any cgroup). Its `nsenter`/`bwrap` arguments name the
- * owner's runtime directory; killing that init ends everything in its pid namespace.
+ * it (blocked, or running its command outside any cgroup). Its `setpriv`/`nsenter`/`bwrap`
+ * process names its owner in its environment (the sandbox's label, `INTERCODE_SANDBOX`, which starts
+ * with the owner as the runtime directory's folders do; older ones named the owner's runtime
+ * directory in their arguments); killing that init ends everything in its pid namespace.
  */
 function killStaleSandboxes(base: string): void {
   const prefix = `${base}/`;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const command = readProc(pid, 'comm').trim();
-    if (command !== 'bwrap' && command !== 'nsenter') continue;
+    if (command !== 'bwrap' && command !== 'nsenter' && command !== 'setpriv') continue;
+    const label = readProc(pid, 'environ')
+      .split('\0')
+      .find((entry) => entry.startsWith(SANDBOX_LABEL));
     const path = readProc(pid, 'cmdline')
       .split('\0')
       .find((arg) => arg.startsWith(prefix));
-    const owner = path?.slice(prefix.length).split('/')[0];
+    const owner = label
+      ? label.slice(SANDBOX_LABEL.length).split('.')[0]
+      : path?.slice(prefix.length).split('/')[0];
     if (!owner || isOwnerAlive(owner)) continue;
     try {
       process.kill(Number(pid), 'SIGKILL');

@@ -83,6 +83,9 @@ function boxChainPath(): string {
   return chainPath;
 }
 
+/** The descriptor on which bwrap reads its options (`--args`). */
+const ARGS_FD = 7;
+
 /** The descriptor on which bwrap reads the seccomp filter. */
 const SECCOMP_FD = 6;
 
@@ -113,20 +116,10 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
   // becomes uid/gid 0: an unprivileged host id.
   if (launch.usernsPid !== null) nsenter.push(`--user=/proc/${launch.usernsPid}/ns/user`);
   else if (launch.userNamespace) nsenter.push('--user', '--preserve-credentials');
-  const args = [
-    ...nsenter,
-    '--',
-    'bwrap',
-    ...launch.bwrapArgs,
-    '--seccomp',
-    String(SECCOMP_FD),
-    '--info-fd',
-    '3',
-    '--block-fd',
-    '4',
-    '--',
-    ...launch.command,
-  ];
+  // bwrap's options come on a pipe (`--args`): its init inside the sandbox shows a command line that
+  // is the same in every sandbox (`ps`, /proc/1/cmdline), with none of this host's folders.
+  const options = [...launch.bwrapArgs, '--seccomp', String(SECCOMP_FD), '--info-fd', '3', '--block-fd', '4'];
+  const args = [...nsenter, '--', 'bwrap', '--args', String(ARGS_FD), '--', ...launch.command];
   // setpriv gives the outer bwrap a parent-death signal (kept across exec): when this process dies,
   // so does every sandbox, running commands included (bwrap's --die-with-parent covers only the
   // processes inside, relative to the outer bwrap).
@@ -139,12 +132,16 @@ export async function startBox(launch: BoxLaunch): Promise<BoxProcess> {
       'pipe',
       launch.handshake || launch.channel ? 'pipe' : 'ignore',
       'pipe',
+      'pipe',
     ],
     // Only what the chain needs: bwrap's init inside the sandbox keeps this environment, and a
     // command there can read it (/proc/1/environ). Never the host process's own (API keys).
     env: { PATH: boxChainPath(), INTERCODE_SANDBOX: launch.label },
   });
-  // bwrap reads the whole filter, then closes the descriptor before the command runs.
+  // bwrap reads its options, then the whole filter, closing each descriptor before the command runs.
+  const optionsPipe = (child.stdio as unknown[])[ARGS_FD] as Writable;
+  optionsPipe.on('error', () => {});
+  optionsPipe.end(Buffer.from(options.map((option) => `${option}\0`).join('')));
   const seccomp = (child.stdio as unknown[])[SECCOMP_FD] as Writable;
   seccomp.on('error', () => {});
   seccomp.end(launch.seccomp);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect } from 'vitest';
+import { runtimeDir } from '../../core/host/runtime-dir.js';
 import type { ConformanceTest } from '../conformance-fixtures.js';
 import type { ConformanceContext } from '../conformance-options.js';
 import { LoopbackServer } from '../loopback-server.js';
@@ -77,6 +78,14 @@ export function isolationCases(it: ConformanceTest, context: ConformanceContext)
         }
       } finally {
         delete process.env[name];
+      }
+    });
+
+    it("names none of the host's sandbox folders in any process's command line", async ({ sandbox }) => {
+      const read = 'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done 2>/dev/null';
+      for (const result of [await sandbox.session().run(read), await sandbox.exec(read)]) {
+        expect(result.output).toMatch(/\S/);
+        expect(result.output).not.toContain(runtimeDir());
       }
     });
 
