@@ -17,8 +17,8 @@ const provider = new BwrapProvider();
 const golds = [
   'echo "a  b"',
   `echo "it's"`,
-  // What the sandbox holds besides the command: the same on the agent's side and the gold's.
-  'ls -a /dev; ls /proc | grep -c ^[0-9]',
+  // What the sandbox holds besides the command (/dev): the same on the agent's side and the gold's.
+  'ls -a /dev',
 ];
 const tasks: Task[] = golds.map((gold, index) => ({
   id: `t${index}`,
