@@ -27,3 +27,9 @@ export interface Dataset {
    */
   readonly assets: Readonly<Record<string, string>>;
 }
+
+/** The task's gold as one text, a list gold joined with `separator` (each env joins its own way). */
+export function joinedGold(task: Task, separator: string): string | undefined {
+  if (task.gold === undefined) return undefined;
+  return typeof task.gold === 'string' ? task.gold : task.gold.join(separator);
+}

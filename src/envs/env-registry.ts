@@ -1,6 +1,6 @@
 import type { Env } from '../core/env.js';
 import { Registry } from '../core/registry.js';
-import type { Task } from '../core/task.js';
+import { joinedGold, type Task } from '../core/task.js';
 import { bashGoldCommand } from './bash/nl2bash-errata.js';
 import { ctfEnvironment } from './ctf/ctf-env.js';
 import type { DefinedEnvironment } from './define-environment.js';
@@ -10,8 +10,7 @@ import type { SandboxEnvOptions } from './sandbox-env-options.js';
 import { openSqlEnvs } from './sql/open-sql-envs.js';
 
 function goldText(task: Task, separator: string): string {
-  if (task.gold === undefined) return '';
-  return typeof task.gold === 'string' ? task.gold : task.gold.join(separator);
+  return joinedGold(task, separator) ?? '';
 }
 
 /**

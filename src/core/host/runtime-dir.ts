@@ -35,6 +35,22 @@ export function reapStaleRuntimeDirs(): number {
 /** How a sandbox's outer process names it in its environment (see `BoxLaunch.label`). */
 const SANDBOX_LABEL = 'INTERCODE_SANDBOX=';
 
+/** The owner a sandbox process names in its label (`INTERCODE_SANDBOX=<owner>.<id>…`). */
+function labelOwner(pid: string): string | undefined {
+  const label = readProc(pid, 'environ')
+    .split('\0')
+    .find((entry) => entry.startsWith(SANDBOX_LABEL));
+  return label?.slice(SANDBOX_LABEL.length).split('.')[0];
+}
+
+/** The owner whose runtime folder (under `prefix`) the process's arguments name (sandboxes of older versions). */
+function folderOwner(pid: string, prefix: string): string | undefined {
+  const path = readProc(pid, 'cmdline')
+    .split('\0')
+    .find((arg) => arg.startsWith(prefix));
+  return path?.slice(prefix.length).split('/')[0];
+}
+
 function readProc(pid: string, file: string): string {
   try {
     return readFileSync(`/proc/${pid}/${file}`, 'latin1');
@@ -57,15 +73,7 @@ function killStaleSandboxes(base: string): void {
     if (!/^\d+$/.test(pid)) continue;
     const command = readProc(pid, 'comm').trim();
     if (command !== 'bwrap' && command !== 'nsenter' && command !== 'setpriv') continue;
-    const label = readProc(pid, 'environ')
-      .split('\0')
-      .find((entry) => entry.startsWith(SANDBOX_LABEL));
-    const path = readProc(pid, 'cmdline')
-      .split('\0')
-      .find((arg) => arg.startsWith(prefix));
-    const owner = label
-      ? label.slice(SANDBOX_LABEL.length).split('.')[0]
-      : path?.slice(prefix.length).split('/')[0];
+    const owner = labelOwner(pid) ?? folderOwner(pid, prefix);
     if (!owner || isOwnerAlive(owner)) continue;
     try {
       process.kill(Number(pid), 'SIGKILL');

@@ -1,4 +1,4 @@
-import type { Task } from '../../core/task.js';
+import { joinedGold, type Task } from '../../core/task.js';
 
 /** A known gold of an upstream NL2Bash task that cannot serve as the reference, and the one used instead. */
 export interface BashGoldErratum {
@@ -31,17 +31,12 @@ export const NL2BASH_GOLD_ERRATA: readonly BashGoldErratum[] = [
   },
 ];
 
-/** The task's gold as one command line: a list gold joined with `;`, as upstream does. */
-function upstreamGoldText(task: Task): string | undefined {
-  if (task.gold === undefined) return undefined;
-  return typeof task.gold === 'string' ? task.gold : task.gold.join(';');
-}
-
 /** The erratum of an NL2Bash task, if its gold is one listed in {@link NL2BASH_GOLD_ERRATA}. */
 export function bashGoldErratum(task: Task): BashGoldErratum | undefined {
   const fileSystem = task.meta.fileSystem;
   if (typeof fileSystem !== 'string') return undefined;
-  const gold = upstreamGoldText(task);
+  // A list gold is one command line joined with `;`, as upstream does.
+  const gold = joinedGold(task, ';');
   return NL2BASH_GOLD_ERRATA.find(
     (erratum) =>
       erratum.fileSystem === fileSystem &&
@@ -52,7 +47,7 @@ export function bashGoldErratum(task: Task): BashGoldErratum | undefined {
 
 /** The command line the gold runs (and the gold agent plays): the corrected gold of an erratum, else the task's. */
 export function bashGoldCommand(task: Task): string | undefined {
-  return bashGoldErratum(task)?.correctedGold ?? upstreamGoldText(task);
+  return bashGoldErratum(task)?.correctedGold ?? joinedGold(task, ';');
 }
 
 /** What a reset tells about the task's gold: the one used, and the erratum when there is one. */

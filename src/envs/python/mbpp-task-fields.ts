@@ -1,4 +1,4 @@
-import type { Task } from '../../core/task.js';
+import { joinedGold, type Task } from '../../core/task.js';
 
 /** The task's tests (`assert …` strings) and setup code, as MBPP has them. */
 export function testsOf(task: Task): string[] {
@@ -12,6 +12,5 @@ export function setupOf(task: Task): string {
 }
 
 export function goldOf(task: Task): string {
-  if (task.gold === undefined) return '';
-  return typeof task.gold === 'string' ? task.gold : task.gold.join('\n');
+  return joinedGold(task, '\n') ?? '';
 }

@@ -10,7 +10,7 @@ import type {
   StepResult,
 } from '../../core/env.js';
 import { EnvError } from '../../core/errors.js';
-import type { Dataset, Task } from '../../core/task.js';
+import { type Dataset, joinedGold, type Task } from '../../core/task.js';
 import type { QueryOutcome, SqlEngine, SqlSession } from '../../sql/engine/sql-engine.js';
 import { skipStep, submitStep } from '../control-steps.js';
 import { checkForkCount } from '../fork-count.js';
@@ -61,8 +61,7 @@ function hasTables(task: Task): boolean {
 }
 
 function goldQuery(task: Task): string | undefined {
-  if (task.gold === undefined) return undefined;
-  return typeof task.gold === 'string' ? task.gold : task.gold.join(' ');
+  return joinedGold(task, ' ');
 }
 
 /**
