@@ -3,8 +3,9 @@
 # attached for the sandbox's whole life, and reaps orphans. When the owner goes away (closes the
 # attachment or dies), it reads end-of-file and exits, and the kernel ends every process of the container.
 
-use POSIX ();
-$SIG{CHLD} = sub { 1 while waitpid(-1, POSIX::WNOHANG()) > 0 };
+# waitpid's flag is WNOHANG (1 on Linux): Perl's POSIX module took 8-9 ms of CPU to load, at every
+# container's start.
+$SIG{CHLD} = sub { 1 while waitpid(-1, 1) > 0 };
 while (1) {
   my $n = sysread(STDIN, my $chunk, 4096);
   if (defined $n) { last if $n == 0; next }

@@ -11,12 +11,21 @@
 # in order) or `split`; the rest is the command. When the command ends, what it left running is
 # killed too, and the exit status is the command's (128+N for signal N).
 
+# Perl's POSIX, Socket and constant modules are left out: loading them took some 11 ms of CPU at
+# every start (the supervisor starts once per command), more than the rest of the program; the three
+# numbers below are Linux's on every architecture of the table.
+
 use strict;
-use POSIX ();
 use Fcntl ();
-use Socket ();
+my ($WNOHANG, $AF_UNIX, $SOCK_STREAM) = (1, 1, 1);
+# The machine as `uname -m` names it (POSIX only where the kernel has no /proc/sys/kernel/arch).
+sub machine {
+  if (open(my $fh, '<', '/proc/sys/kernel/arch')) { my $m = <$fh>; chomp $m if defined $m; return $m if $m }
+  require POSIX;
+  return (POSIX::uname())[4];
+}
 my %prctl = (x86_64 => 157, aarch64 => 167, riscv64 => 167, ppc64le => 171, ppc64 => 171, s390x => 172, armv7l => 172, i686 => 172, i386 => 172);
-my $nr = $prctl{(POSIX::uname())[4]};
+my $nr = $prctl{machine()};
 syscall($nr, 36, 1, 0, 0, 0) if defined $nr;
 # Non-dumpable (PR_SET_DUMPABLE 0): the commands it runs, root in the same container, can neither trace
 # it, nor open its memory or descriptors (its input carries a shell's requests and their nonces).
@@ -46,7 +55,7 @@ sub descendants {
 
 my $child; my $status;
 sub reap {
-  while ((my $p = waitpid(-1, POSIX::WNOHANG())) > 0) { $status = $? if defined $child && $p == $child; }
+  while ((my $p = waitpid(-1, $WNOHANG)) > 0) { $status = $? if defined $child && $p == $child; }
 }
 sub kill_tree {
   for my $round (1 .. 500) {
@@ -58,7 +67,7 @@ sub kill_tree {
   }
   reap();
 }
-sub finish { kill_tree(); POSIX::_exit($_[0]); }
+sub finish { kill_tree(); exit($_[0]); }
 
 my $in = '';
 my $out = '';
@@ -85,17 +94,18 @@ sub read_stdin {
 until ($go) { read_stdin() }
 # A socket, not a pipe: /proc/<pid>/fd/0 of a socket cannot be opened, so no command can read
 # the shell's own input (where the next nonce waits).
-socketpair(my $r, $w, Socket::AF_UNIX(), Socket::SOCK_STREAM(), 0) or die "socketpair: $!";
+socketpair(my $r, $w, $AF_UNIX, $SOCK_STREAM, 0) or die "socketpair: $!";
 $child = fork();
 die "fork: $!" unless defined $child;
 if ($child == 0) {
   close $w; close $sr; close $sw;
-  POSIX::dup2(fileno($r), 0); POSIX::dup2(1, 2) if $merge;
+  # Reopening a standard handle keeps its descriptor number (Perl dup2s onto it).
+  open(STDIN, '<&', $r) or die "stdin: $!"; open(STDERR, '>&', \*STDOUT) or die "stderr: $!" if $merge;
   close $r;
   $SIG{PIPE} = 'DEFAULT'; $SIG{CHLD} = 'DEFAULT';
   exec { $ARGV[0] } @ARGV;
   print STDERR "$ARGV[0]: $!\n";
-  POSIX::_exit(127);
+  exit(127);
 }
 close $r;
 $wopen = 1;
@@ -118,5 +128,5 @@ while (1) {
     elsif (!$!{EAGAIN} && !$!{EINTR}) { $out = ''; close $w; $wopen = 0 }
   }
 }
-my $code = POSIX::WIFSIGNALED($status) ? 128 + POSIX::WTERMSIG($status) : POSIX::WEXITSTATUS($status);
+my $code = ($status & 127) ? 128 + ($status & 127) : $status >> 8;
 finish($code);
