@@ -75,6 +75,8 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',
   'test/sandbox/bwrap-renew-in-place.test.ts',
+  // The mount helper started from a folder with modules named as the standard library's.
+  'test/sandbox/host-python.test.ts',
   'test/sandbox/docker-conformance.test.ts',
   'test/sandbox/docker-digest.test.ts',
   'test/sandbox/hostile-scorer.test.ts',

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
 import type { CheckItem } from '../../core/host/check-item.js';
 import { detectCgroups } from '../cgroups.js';
+import { hostPython } from '../host-python.js';
 import type { ProviderCheck } from '../sandbox.js';
 import { limitsCheck } from './limits-check.js';
 
@@ -40,7 +41,7 @@ export async function checkBwrap(): Promise<ProviderCheck> {
         : 'unshare, nsenter or setpriv not found',
     fix: 'apt-get install -y util-linux',
   });
-  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const python = hostPython();
   const pythonVersion = run(python, ['--version']);
   items.push({
     name: 'python3 (mount helper)',

@@ -4,7 +4,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { SandboxError } from '../../core/errors.js';
-import { hostPython } from '../host-python.js';
+import { HOST_PYTHON_FLAGS, hostHelperEnv, hostPython } from '../host-python.js';
 import { builtDebianImage } from '../images/debian-image.js';
 import { programSource } from '../program-source.js';
 import { containerSpec, LABEL, startContainer } from './docker-container.js';
@@ -90,7 +90,8 @@ interface LayerContents {
 const layerScanSource = programSource(new URL('./layer-scan.py', import.meta.url));
 
 function scanLayer(layer: string): LayerContents {
-  const result = spawnSync(hostPython(), ['-c', layerScanSource(), layer], {
+  const result = spawnSync(hostPython(), [...HOST_PYTHON_FLAGS, '-c', layerScanSource(), layer], {
+    env: hostHelperEnv(),
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SandboxError } from '../../core/errors.js';
+import { HOST_PYTHON_FLAGS, hostHelperEnv } from '../host-python.js';
 import { programSource } from '../program-source.js';
 import type { FileChange } from '../sandbox.js';
 import { type ScorerBounds, SNAPSHOT_TIMEOUT_MS, scorerBounds } from '../scorer-bounds.js';
@@ -93,7 +94,7 @@ export class MountHelper {
   static async start(python: string, idmapBase = SANDBOX_IDMAP_BASE): Promise<MountHelper> {
     const root = process.getuid?.() === 0;
     const args = root
-      ? ['--mount', '--propagation', 'private', '--', python, '-c', mountHelperSource()]
+      ? ['--mount', '--propagation', 'private', '--', python, ...HOST_PYTHON_FLAGS, '-c', mountHelperSource()]
       : [
           '--user',
           '--map-root-user',
@@ -102,12 +103,13 @@ export class MountHelper {
           'private',
           '--',
           python,
+          ...HOST_PYTHON_FLAGS,
           '-c',
           mountHelperSource(),
         ];
     const child = spawn('unshare', args, {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, INTERCODE_IDMAP_BASE: root ? String(idmapBase) : '' },
+      env: hostHelperEnv({ INTERCODE_IDMAP_BASE: root ? String(idmapBase) : '' }),
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
-import { hostPython } from '../../sandbox/host-python.js';
+import { HOST_PYTHON_FLAGS, hostPython } from '../../sandbox/host-python.js';
 import type { ConformanceTest } from '../conformance-fixtures.js';
 import type { ConformanceContext } from '../conformance-options.js';
 import { marked, markedProcesses, newMarker } from '../host-processes.js';
@@ -190,7 +190,9 @@ function hostKeys(description: string, payload: string): number[] {
     '    k = libc.syscall(nr, b"user", sys.argv[1].encode(), sys.argv[2].encode(), len(sys.argv[2]), ring)',
     '    print(k)',
   ].join('\n');
-  const out = execFileSync(hostPython(), ['-c', script, description, payload], { encoding: 'utf8' });
+  const out = execFileSync(hostPython(), [...HOST_PYTHON_FLAGS, '-c', script, description, payload], {
+    encoding: 'utf8',
+  });
   return out
     .split('\n')
     .map(Number)
@@ -205,5 +207,5 @@ function dropHostKeys(keys: readonly number[]): void {
     "nr = {'x86_64': 250, 'aarch64': 219}[os.uname().machine]",
     'for key in sys.argv[1:]: libc.syscall(nr, 21, int(key))',
   ].join('\n');
-  execFileSync(hostPython(), ['-c', script, ...keys.map(String)]);
+  execFileSync(hostPython(), [...HOST_PYTHON_FLAGS, '-c', script, ...keys.map(String)]);
 }
