@@ -11,6 +11,7 @@ import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { resolveEnvOption } from './resolve-env-option.js';
 import { checkRunConfigApplies, checkRunConfigValues, type RunConfig } from './run-config.js';
 import type { SkippedTask } from './run-summary.js';
+import { setupNotices } from './setup-notices.js';
 
 /** Registries a run is planned against; each defaults to what intercode ships. */
 export interface PlanRegistries {
@@ -65,6 +66,8 @@ export class RunPlan {
    * datasets; with whether the image can pin the clock. Undefined for the SQL environment.
    */
   readonly deterministic: { readonly on: boolean; readonly clockPinned: boolean } | undefined;
+  /** One-line notices on the setup, for the command to print before the run starts (`setup-notices.ts`). */
+  readonly notices: readonly string[];
   readonly #location: DatasetLocation;
   readonly #provider: SandboxProviderFactory | undefined;
 
@@ -75,8 +78,10 @@ export class RunPlan {
     backend: string | undefined,
     provider: SandboxProviderFactory | undefined,
     deterministic?: { readonly on: boolean; readonly clockPinned: boolean },
+    notices: readonly string[] = [],
   ) {
     this.deterministic = deterministic;
+    this.notices = notices;
     this.config = config;
     this.#location = location;
     this.envName = location.env;
@@ -112,7 +117,11 @@ export class RunPlan {
     const provider = factory();
     if (image !== undefined) provider.checkImage(image);
     const deterministic = deterministicMode(config, location, provider, image);
-    return new RunPlan(config, location, definition, backend, factory, deterministic);
+    const notices = setupNotices(location, {
+      image: image ?? provider.defaultImage,
+      imageNamed: config.sandbox?.image !== undefined,
+    });
+    return new RunPlan(config, location, definition, backend, factory, deterministic, notices);
   }
 
   /** The summary's fields of the deterministic mode (none for the SQL environment). */

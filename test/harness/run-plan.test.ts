@@ -165,4 +165,14 @@ describe('planRun: every setting is checked against the environment before anyth
       /^--deterministic: sql does not run in sandboxes/,
     );
   });
+
+  it('notices an NL2Bash run on the host image it was not asked for, before any work', async () => {
+    // The built-in registry: planning loads nothing, so no download happens here.
+    const defaulted = await planRun({ dataset: 'nl2bash/fs1' });
+    expect(defaulted.notices).toHaveLength(1);
+    expect(defaulted.notices[0]).toMatch(/^nl2bash\/fs1 runs on the host image: .*--image debian/);
+    expect((await planRun({ dataset: 'nl2bash/fs1', sandbox: { image: 'host' } })).notices).toEqual([]);
+    expect((await planRun({ dataset: 'demo/bash' })).notices).toEqual([]);
+    expect((await planRun({ dataset: 'spider/dev' })).notices).toEqual([]);
+  });
 });

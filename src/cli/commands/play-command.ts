@@ -26,6 +26,8 @@ export function registerPlay(program: Command): void {
   addEnvOptions(command).action(async (datasetArg: string, flags: PlayFlags) => {
     const plan = await planRun(runConfigOf(datasetArg, flags));
     const dataset = await plan.loadDataset();
+    // Once the dataset is there: a run that fails before it starts says one line, its error.
+    for (const notice of plan.notices) process.stderr.write(`intercode: ${notice}\n`);
     const task = dataset.tasks[flags.task];
     if (!task) {
       throw new UsageError(

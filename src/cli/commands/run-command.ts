@@ -176,6 +176,8 @@ export function registerRun(program: Command): void {
         : undefined;
     const { agent, replay } = await createAgent(flags, plan.definition, llm);
     const dataset = await plan.loadDataset();
+    // Once the dataset is there: a run that fails before it starts says one line, its error.
+    for (const notice of plan.notices) process.stderr.write(`intercode: ${notice}\n`);
     replay?.bind(dataset.tasks);
     let selected = selectTasks(dataset.tasks, flags.tasks, dataset.id);
     if (replay && flags.tasks === undefined)
