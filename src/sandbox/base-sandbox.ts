@@ -10,6 +10,7 @@ import type {
   SandboxBranch,
   SandboxLimits,
   SandboxProcess,
+  SandboxResetOptions,
   SandboxStats,
   ShellSession,
 } from './sandbox.js';
@@ -107,7 +108,10 @@ export abstract class BaseSandbox implements Sandbox {
    * Inside `reset()`, between the end of the main shell and its new start: ends every other process
    * (`sessions` are the other shells, already forgotten) and brings the file system back to pristine.
    */
-  protected abstract renew(sessions: readonly PersistentShell[]): Promise<void>;
+  protected abstract renew(
+    sessions: readonly PersistentShell[],
+    options?: SandboxResetOptions,
+  ): Promise<void>;
   /** Inside `close()`: ends every process (`sessions`: all shells, already forgotten) and frees everything. */
   protected abstract release(sessions: readonly PersistentShell[]): Promise<void>;
   /** Inside `closeSync()`, after the shells are killed: ends every other process at once. */
@@ -259,12 +263,12 @@ export abstract class BaseSandbox implements Sandbox {
   }
 
   /** Back to the pristine image: the main shell restarts in the initial directory, the rest ends. */
-  async reset(): Promise<void> {
+  async reset(options: SandboxResetOptions = {}): Promise<void> {
     if (this.#closed) throw this.closedError();
     const main = this.#main!;
     const others = this.#takeSessions(main);
     await main.restart(
-      () => this.renew(others),
+      () => this.renew(others, options),
       () => Promise.all(others.map((session) => session.close())),
     );
   }

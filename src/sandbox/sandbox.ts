@@ -132,7 +132,7 @@ export interface Sandbox {
   readFile(path: string): Promise<Uint8Array>;
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** Back to the pristine image: every process is killed, every file change is dropped. */
-  reset(): Promise<void>;
+  reset(options?: SandboxResetOptions): Promise<void>;
   /**
    * Stops every process of the sandbox (none runs, none starts) until `resume()`: what `diff`,
    * `digest` and `snapshot` read then cannot change under them. Scoring calls it first (an agent's
@@ -193,6 +193,18 @@ export interface SandboxBranch {
   release(): Promise<void>;
 }
 
+/** How a reset may go (see `Sandbox.reset`). */
+export interface SandboxResetOptions {
+  /**
+   * Only trusted code ran in the sandbox since its last reset (an evaluator's gold, never an agent's
+   * action): a backend whose reset starts a new instance (docker: a new container) may keep the
+   * current one when it can check that nothing of it changed (no entry in its writable layer, no
+   * process left, nothing new in /dev, no System V object, no TCP socket), ending every process and
+   * starting the shell again. Where it cannot check, or something changed, the reset is as without.
+   */
+  readonly trusted?: boolean;
+}
+
 export interface SandboxStats {
   /** Proportional set size of all processes of the sandbox, bytes. */
   readonly memoryBytes: number;
@@ -202,8 +214,9 @@ export interface SandboxStats {
   /** Bytes used in the writable layer. */
   readonly diskBytes: number;
   /**
-   * How the sandbox's resets went (bwrap): renewed in place around the running shell, or with a new
-   * sandbox process tree; `lastRefusal` says why the last in-place renewal could not be done.
+   * How the sandbox's resets went: renewed in place around the running shell (bwrap), or a trusted
+   * reset that kept its container (docker), against those with a new sandbox process tree or
+   * container; `lastRefusal` says why the last in-place renewal or keep could not be done.
    */
   readonly resets?: { readonly inPlace: number; readonly relaunched: number; readonly lastRefusal?: string };
 }

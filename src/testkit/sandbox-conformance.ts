@@ -14,6 +14,7 @@ import { scaleCases } from './cases/scale.js';
 import { sessionCases } from './cases/session.js';
 import { spawnCases } from './cases/spawn.js';
 import { timeoutCases } from './cases/timeouts.js';
+import { trustedResetCases } from './cases/trusted-reset.js';
 import { conformanceTest } from './conformance-fixtures.js';
 import {
   type ConformanceContext,
@@ -62,6 +63,7 @@ export function describeSandboxConformance(
       fileCases(it);
       imageCases(it, context);
       resetDiffCases(it, context);
+      trustedResetCases(it, context);
       forkCases(it, context);
       scaleCases(it, context);
       determinismCases(it, context);

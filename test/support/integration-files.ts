@@ -79,6 +79,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sandbox/host-python.test.ts',
   'test/sandbox/docker-conformance.test.ts',
   'test/sandbox/docker-digest.test.ts',
+  'test/sandbox/docker-trusted-reset.test.ts',
   'test/sandbox/hostile-scorer.test.ts',
   'test/sandbox/provider-images.test.ts',
   'test/sandbox/images/debian-image.test.ts',

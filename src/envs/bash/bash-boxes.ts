@@ -60,7 +60,8 @@ export const bashSpareKind: SpareKind<FullBashBoxes> = {
   renew: async (boxes) => {
     await Promise.all([
       boxes.agentPristine ? undefined : boxes.agent.reset(),
-      boxes.evaluatorPristine ? undefined : boxes.evaluator.reset(),
+      // Only golds ran in the evaluation sandbox (see `runInEvaluator`).
+      boxes.evaluatorPristine ? undefined : boxes.evaluator.reset({ trusted: true }),
     ]);
     boxes.agentPristine = true;
     boxes.evaluatorPristine = true;

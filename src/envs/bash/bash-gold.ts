@@ -53,9 +53,13 @@ function goldKey(provider: string, task: Task, setting: BashGoldSetting): string
   return JSON.stringify([provider, spec, timeoutMs, upstream, [...ignored].sort(), command]);
 }
 
-/** Runs the task's gold in the pair's evaluation sandbox, reset first unless pristine. */
+/**
+ * Runs the task's gold in the pair's evaluation sandbox, reset first unless pristine. Only golds run
+ * there (the agent's actions never do): its reset is trusted (`SandboxResetOptions.trusted`), so a
+ * backend may keep its instance when the last gold changed nothing.
+ */
 async function runInEvaluator(boxes: FullBashBoxes, task: Task, setting: BashGoldSetting): Promise<GoldRun> {
-  if (!boxes.evaluatorPristine) await boxes.evaluator.reset();
+  if (!boxes.evaluatorPristine) await boxes.evaluator.reset({ trusted: true });
   boxes.evaluatorPristine = false;
   return runGold(boxes.evaluator, task, {
     timeoutMs: setting.timeoutMs,

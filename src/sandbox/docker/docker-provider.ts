@@ -18,6 +18,7 @@ import {
 } from './docker-image-ref.js';
 import { layeredImage, resolveDockerImage } from './docker-images.js';
 import { DockerSandbox } from './docker-sandbox.js';
+import { LocalContainerState } from './local-container-state.js';
 import { LocalLayerDiff } from './local-layer-diff.js';
 import { dockerFailure } from './supervised-exec.js';
 
@@ -35,6 +36,8 @@ export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> 
   /** Never-started containers per image: what diff() compares against. */
   readonly #pristine = new Map<string, Promise<Docker.Container>>();
   readonly #localDiff = new LocalLayerDiff();
+  /** What a trusted reset checks before it keeps a container (through the same mount helper). */
+  readonly #localState = new LocalContainerState(() => this.#localDiff.helper());
   #ready: Promise<{ diskQuota: boolean }> | undefined;
   #untrack: (() => void) | undefined;
 
@@ -125,7 +128,7 @@ export class DockerProvider extends BaseProvider<DockerSandbox, DockerImageRef> 
       pristine: () => this.#pristineOf(image),
       ...(process.env.INTERCODE_DOCKER_API_DIFF
         ? {}
-        : { localDiff: (container) => this.#localDiff.diff(container) }),
+        : { localDiff: (container) => this.#localDiff.diff(container), localState: this.#localState }),
     });
   }
 

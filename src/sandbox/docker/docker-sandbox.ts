@@ -12,9 +12,17 @@ import {
 import { FORGET_CLOCK_SHARE } from '../deterministic-clock.js';
 import { OutputBuffer } from '../output-buffer.js';
 import type { PersistentShell } from '../persistent-shell.js';
-import type { ExecOptions, FileChange, Quiesced, SandboxProcess, SandboxStats } from '../sandbox.js';
+import type {
+  ExecOptions,
+  FileChange,
+  Quiesced,
+  SandboxProcess,
+  SandboxResetOptions,
+  SandboxStats,
+} from '../sandbox.js';
 import { diffContainer, digestContainerPaths, ioFailure, readContainerFile } from './container-files.js';
 import { snapshotContainer } from './container-snapshot.js';
+import { containerStats } from './container-stats.js';
 import {
   type ContainerConfig,
   containerSpec,
@@ -22,7 +30,8 @@ import {
   startContainer,
 } from './docker-container.js';
 import { dockerControllerCommand, dockerShellProcess } from './docker-shell-process.js';
-import { SupervisedExec } from './supervised-exec.js';
+import type { ContainerPlace, LocalContainerState } from './local-container-state.js';
+import { endExecs, SupervisedExec } from './supervised-exec.js';
 
 /** Everything a Docker sandbox needs from its provider. */
 export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
@@ -31,7 +40,12 @@ export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
   readonly pristine: () => Promise<Docker.Container>;
   /** diff() from the container's layers on this machine; null when they cannot be read here. */
   readonly localDiff?: (container: Docker.Container) => Promise<FileChange[] | null>;
+  /** The container's state read on this machine, for trusted resets (`SandboxResetOptions.trusted`). */
+  readonly localState?: LocalContainerState;
 }
+
+/** How long a trusted reset waits for the ended commands' execs to finish before it switches anyway. */
+const KEEP_WAIT_MS = 2_000;
 
 /** How many times `quiesce` asks the daemon to pause a container whose freezer did not settle. */
 const PAUSE_ATTEMPTS = 4;
@@ -62,6 +76,13 @@ export class DockerSandbox extends BaseSandbox {
   #shellAhead: SupervisedExec | undefined;
   /** Containers being removed in the background. */
   readonly #removals = new Set<Promise<void>>();
+  /** The current container's place on this machine (trusted resets), looked up once per container. */
+  #place: { readonly box: RunningContainer; readonly place: Promise<ContainerPlace | null> } | undefined;
+  /** Trusted resets that kept the container, resets that switched, and why the last keep could not be. */
+  readonly #resets: { inPlace: number; relaunched: number; lastRefusal?: string } = {
+    inPlace: 0,
+    relaunched: 0,
+  };
 
   private constructor(id: string, config: DockerSandboxConfig) {
     super(id, config);
@@ -244,12 +265,20 @@ export class DockerSandbox extends BaseSandbox {
    * A new container from the image; the old one is removed in the background. After the first
    * reset a spare container is kept started, so that later resets only switch to it.
    */
-  override async reset(): Promise<void> {
-    await super.reset();
+  override async reset(options: SandboxResetOptions = {}): Promise<void> {
+    await super.reset(options);
     this.#prepareSpare();
   }
 
-  protected async renew(sessions: readonly PersistentShell[]): Promise<void> {
+  protected async renew(
+    sessions: readonly PersistentShell[],
+    options: SandboxResetOptions = {},
+  ): Promise<void> {
+    if (options.trusted && (await this.#keptUnchanged(sessions))) {
+      this.#resets.inPlace += 1;
+      return;
+    }
+    this.#resets.relaunched += 1;
     await this.#killAll(sessions, false);
     if (this.closed) throw this.closedError();
     const spare = this.#spare;
@@ -263,6 +292,31 @@ export class DockerSandbox extends BaseSandbox {
       this.#box = undefined;
       throw this.closedError();
     }
+  }
+
+  /**
+   * A trusted reset's keep: every command and shell ended (their execs finished), then the container
+   * checked on this machine (`LocalContainerState.changed`). False, with the reason kept, when it
+   * cannot be checked here or something changed: the reset then switches containers as any does.
+   */
+  async #keptUnchanged(sessions: readonly PersistentShell[]): Promise<boolean> {
+    const box = this.#box;
+    const state = this.#config.localState;
+    if (!box || !state) return false;
+    for (const session of sessions) session.killSync();
+    this.#shellAhead?.destroy();
+    this.#shellAhead = undefined;
+    await endExecs(this.#execs, KEEP_WAIT_MS);
+    if (this.#place?.box !== box) this.#place = { box, place: state.place(box.container) };
+    const place = await this.#place.place;
+    const why =
+      this.#execs.size > 0
+        ? 'a command did not end'
+        : place === null
+          ? "the container's layers cannot be read on this machine"
+          : await state.changed(place);
+    if (why !== undefined) this.#resets.lastRefusal = why;
+    return why === undefined && this.#box === box && !this.closed;
   }
 
   /**
@@ -306,35 +360,16 @@ export class DockerSandbox extends BaseSandbox {
   }
 
   async stats(): Promise<SandboxStats> {
-    return this.#statsOf(this.#container());
+    return {
+      ...(await containerStats(this.#container(), this.#config.diskQuota)),
+      resets: { ...this.#resets },
+    };
   }
 
   /** The spare container the next reset switches to, once started (see `SandboxProvider.resetsAhead`). */
   async readyAhead(): Promise<SandboxStats | undefined> {
     const ready = this.#spareReady;
-    return ready && this.#statsOf(ready.box.container);
-  }
-
-  async #statsOf(container: Docker.Container): Promise<SandboxStats> {
-    try {
-      const [stats, info] = await Promise.all([
-        container.stats({ stream: false, 'one-shot': true } as { stream: false }),
-        this.#config.diskQuota
-          ? container.inspect({ size: true } as never)
-          : Promise.resolve(undefined as Docker.ContainerInspectInfo | undefined),
-      ]);
-      const memory = stats.memory_stats ?? {};
-      const detail = (memory.stats ?? {}) as Record<string, number>;
-      const cache = detail.total_inactive_file ?? detail.inactive_file ?? 0;
-      return {
-        memoryBytes: Math.max(0, (memory.usage ?? 0) - cache),
-        rssBytes: detail.total_rss ?? detail.rss ?? detail.anon ?? 0,
-        processes: stats.pids_stats?.current ?? 0,
-        diskBytes: (info as { SizeRw?: number } | undefined)?.SizeRw ?? 0,
-      };
-    } catch (error) {
-      throw ioFailure(error, 'cannot read the sandbox figures');
-    }
+    return ready && containerStats(ready.box.container, this.#config.diskQuota);
   }
 
   protected async release(sessions: readonly PersistentShell[]): Promise<void> {

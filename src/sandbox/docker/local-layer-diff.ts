@@ -16,7 +16,8 @@ export class LocalLayerDiff {
   #helperInstance: MountHelper | undefined;
   #disabled = process.getuid?.() !== 0;
 
-  #startHelper(): Promise<MountHelper | null> {
+  /** The mount helper its walks use (started on first use), or null where it cannot start. */
+  helper(): Promise<MountHelper | null> {
     this.#helper ??= MountHelper.start(hostPython()).then(
       (helper) => {
         this.#helperInstance = helper;
@@ -47,7 +48,7 @@ export class LocalLayerDiff {
     // The writable layer must be a real directory: the helper's walk opens it without following
     // links and follows nothing below it (the container's processes are paused by the caller).
     if (!lstatSync(upper).isDirectory()) return null;
-    const helper = await this.#startHelper();
+    const helper = await this.helper();
     if (!helper) return null;
     return helper.diff(upper, lowers);
   }

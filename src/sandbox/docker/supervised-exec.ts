@@ -214,3 +214,20 @@ export function dockerFailure(error: unknown, what: string): SandboxError {
   }
   return new SandboxError('SANDBOX_START_FAILED', `${what}: ${message.trim()}`, { cause: error });
 }
+
+/**
+ * Drops the connection of each exec (its supervisor then kills its tree) and waits until every one
+ * has ended, or `ms` milliseconds.
+ */
+export async function endExecs(execs: Iterable<SupervisedExec>, ms: number): Promise<void> {
+  const ending = [...execs];
+  for (const exec of ending) exec.destroy();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(ending.map((exec) => exec.exited.catch(() => undefined))),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}

@@ -252,6 +252,12 @@ export class MountHelper {
     return reply.bytes as number;
   }
 
+  /** The System V IPC objects in the IPC namespace of host process `pid` (a container's init). */
+  async sysvipcObjects(pid: number): Promise<number> {
+    const reply = await this.request({ op: 'sysvipc', pid });
+    return reply.objects as number;
+  }
+
   get alive(): boolean {
     return this.#exited === undefined;
   }

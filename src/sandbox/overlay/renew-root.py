@@ -88,6 +88,42 @@ def setns(fd, kind, what):
     if libc.setns(fd, kind) != 0:
         fail('setns ' + what)
 
+def sysvipc_objects(pid):
+    """The System V objects (shm, sem, msg) in the IPC namespace of process `pid` (a docker
+    container's init): a child enters the namespace and counts the rows of /proc/sysvipc, which shows
+    the reader's namespace."""
+    fd = os.open('/proc/%d/ns/ipc' % pid, os.O_RDONLY | os.O_CLOEXEC)
+    r, w = os.pipe()
+    try:
+        child = os.fork()
+        if child == 0:
+            try:
+                os.close(r)
+                if libc.setns(fd, CLONE_NEWIPC) != 0:
+                    os._exit(3)
+                rows = sum(len(read_text('/proc/sysvipc/' + name).splitlines()) - 1 for name in ('shm', 'sem', 'msg'))
+                os.write(w, str(rows).encode())
+                os._exit(0)
+            finally:
+                os._exit(4)
+        os.close(w)
+        w = None
+        out = b''
+        while True:
+            chunk = os.read(r, 64)
+            if not chunk:
+                break
+            out += chunk
+        status = os.waitpid(child, 0)[1]
+    finally:
+        os.close(fd)
+        os.close(r)
+        if w is not None:
+            os.close(w)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not out:
+        raise OSError('cannot read the IPC namespace of process %d (%s)' % (pid, status))
+    return int(out)
+
 def check_ipc(at):
     """No System V object and no POSIX message queue in the IPC namespace this process entered (its
     queues listed in a mqueue file system mounted at `at` for the while)."""

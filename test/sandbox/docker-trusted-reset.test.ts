@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerProvider } from '../../src/sandbox/docker/docker-provider.js';
+import type { DockerSandbox } from '../../src/sandbox/docker/docker-sandbox.js';
+import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
+
+// A trusted reset (an evaluator's, after a gold) keeps the container when nothing of it changed, and
+// switches to a new one as any reset does when something did: each kind of change below alone. That
+// what is left is pristine either way is the conformance suite's `trusted reset` cases (both backends).
+
+const unavailable = await dockerUnavailable();
+const image = process.env.INTERCODE_DOCKER_TEST_IMAGE ?? 'debian';
+
+if (unavailable) {
+  describeDockerMissing('docker trusted reset', unavailable);
+} else {
+  describe('docker trusted reset', () => {
+    let provider: DockerProvider;
+    let sandbox: DockerSandbox;
+
+    beforeAll(async () => {
+      provider = new DockerProvider();
+      // Deterministic, as the Bash env's are: libfaketime's shared files in /dev/shm come and go.
+      const clockMs = Date.UTC(2023, 5, 1, 12);
+      sandbox = (await provider.create({ image, deterministic: { clockMs } })) as DockerSandbox;
+    }, 60_000);
+
+    afterAll(async () => {
+      await provider?.close();
+    });
+
+    /** Runs `command` in the session, then a trusted reset: whether it kept the container, and why not. */
+    async function trustedReset(command: string): Promise<{ kept: boolean; why: string | undefined }> {
+      expect((await sandbox.session().run(command)).exitCode).toBe(0);
+      const before = sandbox.containerId;
+      await sandbox.reset({ trusted: true });
+      const resets = (await sandbox.stats()).resets;
+      return { kept: sandbox.containerId === before, why: resets?.lastRefusal };
+    }
+
+    it('keeps the container after read-only commands and background jobs', async () => {
+      const kept = await trustedReset('cd /tmp; X=1; ls -R /usr/share > /dev/null; sleep 100 & date');
+      expect(kept.kept).toBe(true);
+      const shell = sandbox.session();
+      expect((await shell.run('pwd; declare -p X 2>/dev/null || echo unset')).output).toBe(
+        `${shell.cwd}\nunset\n`,
+      );
+      // The processes before are gone: the container's own ps shows only its init, the shell's and this.
+      const ps = await sandbox.exec('ps -e -o comm= | grep -c sleep || true');
+      expect(ps.output).toBe('0\n');
+      const again = await trustedReset('true');
+      expect(again.kept).toBe(true);
+      expect((await sandbox.stats()).resets?.inPlace).toBeGreaterThanOrEqual(2);
+    });
+
+    it('switches containers when something changed, naming what', async () => {
+      const cases: [string, RegExp][] = [
+        ['echo x > /tmp/file', /writable layer/],
+        ['mkdir /tmp/d && rmdir /tmp/d', /writable layer/],
+        ['echo x > /dev/shm/file', /\/dev\/shm holds file/],
+        ['ipcmk -M 4096 > /dev/null', /System V/],
+      ];
+      for (const [command, why] of cases) {
+        const result = await trustedReset(command);
+        expect({ command, ...result }).toMatchObject({
+          command,
+          kept: false,
+          why: expect.stringMatching(why),
+        });
+      }
+    });
+
+    it('switches on a reset that is not trusted, whatever ran', async () => {
+      expect((await sandbox.session().run('true')).exitCode).toBe(0);
+      const before = sandbox.containerId;
+      await sandbox.reset();
+      expect(sandbox.containerId).not.toBe(before);
+    });
+  });
+}
