@@ -37,9 +37,14 @@ if (unavailable) {
       return { kept: sandbox.containerId === before, why: resets?.lastRefusal };
     }
 
-    it('keeps the container after read-only commands and background jobs', async () => {
+    it('keeps the container after read-only commands and background jobs, numbering processes anew', async () => {
+      // The pid of a command in a new container; in a kept one, a command gets about the same pid (a
+      // new container's vary by one or two from container to container), not one counted on from before.
+      const pidOf = async () => Number((await sandbox.session().run('sh -c "echo \\$\\$"')).output);
+      const fresh = await pidOf();
       const kept = await trustedReset('cd /tmp; X=1; ls -R /usr/share > /dev/null; sleep 100 & date');
       expect(kept.kept).toBe(true);
+      expect(Math.abs((await pidOf()) - fresh)).toBeLessThanOrEqual(2);
       const shell = sandbox.session();
       expect((await shell.run('pwd; declare -p X 2>/dev/null || echo unset')).output).toBe(
         `${shell.cwd}\nunset\n`,

@@ -76,8 +76,8 @@ export class DockerSandbox extends BaseSandbox {
   #shellAhead: SupervisedExec | undefined;
   /** Containers being removed in the background. */
   readonly #removals = new Set<Promise<void>>();
-  /** The current container's place on this machine (trusted resets), looked up once per container. */
-  #place: { readonly box: RunningContainer; readonly place: Promise<ContainerPlace | null> } | undefined;
+  /** Each container's place on this machine (trusted resets), looked up when it started. */
+  readonly #places = new WeakMap<RunningContainer, Promise<ContainerPlace | null>>();
   /** Trusted resets that kept the container, resets that switched, and why the last keep could not be. */
   readonly #resets: { inPlace: number; relaunched: number; lastRefusal?: string } = {
     inPlace: 0,
@@ -92,7 +92,7 @@ export class DockerSandbox extends BaseSandbox {
   static async create(id: string, config: DockerSandboxConfig): Promise<DockerSandbox> {
     const sandbox = new DockerSandbox(id, config);
     try {
-      sandbox.#box = await startContainer(config.docker, containerSpec(config));
+      sandbox.#box = await sandbox.#newBox();
       await sandbox.startMainSession();
     } catch (error) {
       await sandbox.close();
@@ -101,7 +101,7 @@ export class DockerSandbox extends BaseSandbox {
     return sandbox;
   }
 
-  /** The container id, for diagnostics. */
+  /** The container id (diagnostics). */
   get containerId(): string | undefined {
     return this.#box?.container.id;
   }
@@ -232,7 +232,7 @@ export class DockerSandbox extends BaseSandbox {
   #prepareSpare(): void {
     if (this.closed || this.#spare) return;
     const spare = (async (): Promise<Spare> => {
-      const box = await startContainer(this.#config.docker, containerSpec(this.#config));
+      const box = await this.#newBox();
       const shell = await SupervisedExec.start(box.container, {
         command: dockerControllerCommand(SHELL_PRELUDE),
         cwd: this.#config.cwd,
@@ -248,6 +248,15 @@ export class DockerSandbox extends BaseSandbox {
       () => {},
     );
     this.#spare = spare;
+  }
+
+  /** A new container; on this machine numbered as every one is (`LocalContainerState.numbered`). */
+  async #newBox(): Promise<RunningContainer> {
+    const box = await startContainer(this.#config.docker, containerSpec(this.#config));
+    const place = this.#config.localState?.numbered(box.container);
+    if (place) this.#places.set(box, place);
+    await place;
+    return box;
   }
 
   /** Ends the given shells, every command and the container (its removal awaited when `wait`). */
@@ -286,7 +295,7 @@ export class DockerSandbox extends BaseSandbox {
     this.#spareReady = undefined;
     const ready = spare ? await spare.catch(() => undefined) : undefined;
     this.#shellAhead = ready?.shell;
-    this.#box = ready?.box ?? (await startContainer(this.#config.docker, containerSpec(this.#config)));
+    this.#box = ready?.box ?? (await this.#newBox());
     if (this.closed) {
       await this.#discard(this.#box, true);
       this.#box = undefined;
@@ -294,11 +303,7 @@ export class DockerSandbox extends BaseSandbox {
     }
   }
 
-  /**
-   * A trusted reset's keep: every command and shell ended (their execs finished), then the container
-   * checked on this machine (`LocalContainerState.changed`). False, with the reason kept, when it
-   * cannot be checked here or something changed: the reset then switches containers as any does.
-   */
+  /** A trusted reset's keep: all ended, then checked (`LocalContainerState.changed`); false: switch. */
   async #keptUnchanged(sessions: readonly PersistentShell[]): Promise<boolean> {
     const box = this.#box;
     const state = this.#config.localState;
@@ -307,8 +312,7 @@ export class DockerSandbox extends BaseSandbox {
     this.#shellAhead?.destroy();
     this.#shellAhead = undefined;
     await endExecs(this.#execs, KEEP_WAIT_MS);
-    if (this.#place?.box !== box) this.#place = { box, place: state.place(box.container) };
-    const place = await this.#place.place;
+    const place = await (this.#places.get(box) ?? state.place(box.container));
     const why =
       this.#execs.size > 0
         ? 'a command did not end'

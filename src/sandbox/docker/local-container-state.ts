@@ -10,6 +10,13 @@ export interface ContainerPlace {
   readonly upper: string;
 }
 
+/**
+ * Where the pid numbering of this provider's containers starts (after their init, pid 1): docker's
+ * own start of a container uses a varying number of pids before its first command (the shell's pids
+ * differed by one or two from container to container), which `/proc` listings show.
+ */
+const FIRST_LAST = 1;
+
 /** What /dev of a started container holds (runc's default devices and mounts); anything else is new. */
 const DEV_ENTRIES = new Set([
   'console',
@@ -62,13 +69,25 @@ function tcpInUse(pid: number): boolean {
  * a trusted reset (`SandboxResetOptions.trusted`) checks before it keeps the container instead of
  * switching to a new one. Its processes must be ended first; the checks then read the writable
  * layer, the init's children, /dev (the ended shells' state files removed), the TCP counts and
- * (through the mount helper, which enters the container's IPC namespace) the System V objects.
+ * (through the mount helper, which enters the container's IPC namespace) the System V objects; a
+ * container found unchanged then numbers its next processes as a new container does.
  */
 export class LocalContainerState {
   readonly #helper: () => Promise<MountHelper | null>;
-
   constructor(helper: () => Promise<MountHelper | null>) {
     this.#helper = helper;
+  }
+
+  /**
+   * A new container's place, once its pid numbering was set to start after `FIRST_LAST` (before its
+   * first command: a kept container's is set the same way, so the agent's new container and the
+   * evaluator's kept one number their processes alike; left as it is where the helper cannot).
+   */
+  async numbered(container: Docker.Container): Promise<ContainerPlace | null> {
+    const place = await this.place(container);
+    const helper = place && (await this.#helper());
+    if (place && helper) await helper.reuseContainer(place.pid, FIRST_LAST).catch(() => undefined);
+    return place;
   }
 
   /** The container's place, or null when its layers or processes cannot be read here. */
@@ -88,7 +107,10 @@ export class LocalContainerState {
     return { pid, upper };
   }
 
-  /** Why the container is not as it started (undefined: nothing changed); its processes are ended. */
+  /**
+   * Why the container is not as it started (undefined: nothing changed, and its pid numbering then
+   * starts again after `FIRST_LAST`, as a new one's, see `numbered`); its processes are ended.
+   */
   async changed(place: ContainerPlace): Promise<string | undefined> {
     const { pid, upper } = place;
     try {
@@ -115,7 +137,8 @@ export class LocalContainerState {
       if (tcpInUse(pid)) return 'a TCP socket is open or waiting to close';
       const helper = await this.#helper();
       if (!helper) return 'the mount helper is not available';
-      if ((await helper.sysvipcObjects(pid)) > 0) return 'a System V IPC object exists';
+      // Last: with none, the pid numbering starts again where a new container's shell starts.
+      if ((await helper.reuseContainer(pid, FIRST_LAST)) > 0) return 'a System V IPC object exists';
     } catch (error) {
       return `its state could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }

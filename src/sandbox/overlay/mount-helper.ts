@@ -252,9 +252,13 @@ export class MountHelper {
     return reply.bytes as number;
   }
 
-  /** The System V IPC objects in the IPC namespace of host process `pid` (a container's init). */
-  async sysvipcObjects(pid: number): Promise<number> {
-    const reply = await this.request({ op: 'sysvipc', pid });
+  /**
+   * For a docker container a trusted reset keeps (`pid`: its init on the host): the System V IPC
+   * objects in its IPC namespace and, when there are none, its pid numbering started again after
+   * `last` (see `reuse_container` in renew-root.py).
+   */
+  async reuseContainer(pid: number, last: number): Promise<number> {
+    const reply = await this.request({ op: 'reuse_container', pid, last });
     return reply.objects as number;
   }
 

@@ -88,24 +88,38 @@ def setns(fd, kind, what):
     if libc.setns(fd, kind) != 0:
         fail('setns ' + what)
 
-def sysvipc_objects(pid):
-    """The System V objects (shm, sem, msg) in the IPC namespace of process `pid` (a docker
-    container's init): a child enters the namespace and counts the rows of /proc/sysvipc, which shows
-    the reader's namespace."""
-    fd = os.open('/proc/%d/ns/ipc' % pid, os.O_RDONLY | os.O_CLOEXEC)
+def reuse_container(pid, last):
+    """For a docker container that a trusted reset keeps: the System V objects of its IPC namespace
+    and, when there are none, its pid numbering started again after `last` (its init), so that its
+    next processes get the pids they would in a new container. A child enters the IPC namespace and
+    reads /proc/sysvipc (which shows the reader's), then enters the pid namespace and forks the
+    grandchild that writes ns_last_pid (it applies to the writer's own pid namespace)."""
+    fds = {kind: os.open('/proc/%d/ns/%s' % (pid, kind), os.O_RDONLY | os.O_CLOEXEC) for kind in ('ipc', 'pid')}
     r, w = os.pipe()
     try:
         child = os.fork()
         if child == 0:
+            code = 4
             try:
                 os.close(r)
-                if libc.setns(fd, CLONE_NEWIPC) != 0:
-                    os._exit(3)
+                setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
                 rows = sum(len(read_text('/proc/sysvipc/' + name).splitlines()) - 1 for name in ('shm', 'sem', 'msg'))
                 os.write(w, str(rows).encode())
-                os._exit(0)
+                code = 0
+                if rows == 0:
+                    code = 5
+                    setns(fds['pid'], CLONE_NEWPID, 'pid')
+                    grandchild = os.fork()
+                    if grandchild == 0:
+                        try:
+                            set_last_pid(last)
+                            os._exit(0)
+                        finally:
+                            os._exit(5)
+                    status = os.waitpid(grandchild, 0)[1]
+                    code = 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 5
             finally:
-                os._exit(4)
+                os._exit(code)
         os.close(w)
         w = None
         out = b''
@@ -116,12 +130,13 @@ def sysvipc_objects(pid):
             out += chunk
         status = os.waitpid(child, 0)[1]
     finally:
-        os.close(fd)
+        for fd in fds.values():
+            os.close(fd)
         os.close(r)
         if w is not None:
             os.close(w)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not out:
-        raise OSError('cannot read the IPC namespace of process %d (%s)' % (pid, status))
+        raise OSError('cannot read or renumber the namespaces of process %d (%s)' % (pid, status))
     return int(out)
 
 def check_ipc(at):

@@ -230,8 +230,8 @@ def handle(req):
         return {}
     if op == 'usage':
         return {'bytes': usage(req['dir'])}
-    if op == 'sysvipc':
-        return {'objects': sysvipc_objects(int(req['pid']))}
+    if op == 'reuse_container':
+        return {'objects': reuse_container(int(req['pid']), int(req['last']))}
     if op == 'ping':
         return {'pid': os.getpid(), 'userns': userns_pid}
     raise ValueError('unknown op ' + str(op))
