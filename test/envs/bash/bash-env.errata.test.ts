@@ -86,7 +86,16 @@ describe('the corrected fs1/55 in real sandboxes (debian image)', () => {
 
   it('ends, finds the task files, and scores the gold agent 1', async ({ needs }) => {
     needs(noBwrap);
-    const env = new BashEnv({ dataset, provider, image: 'debian', warm: false });
+    // It reads the image's whole /usr, about a second here: generous limits, so that a loaded machine
+    // (CI's parallel workers) cuts neither the action nor the gold short.
+    const env = new BashEnv({
+      dataset,
+      provider,
+      image: 'debian',
+      warm: false,
+      actionTimeoutMs: 120_000,
+      goldTimeoutMs: 120_000,
+    });
     try {
       const reset = await env.reset({ index: 0 });
       expect(reset.info.gold).toBe(erratum.correctedGold);
@@ -104,5 +113,5 @@ describe('the corrected fs1/55 in real sandboxes (debian image)', () => {
     } finally {
       await env.close();
     }
-  });
+  }, 300_000);
 });
