@@ -8,6 +8,18 @@ export interface ContainerPlace {
   readonly pid: number;
   /** Its overlay2 writable layer (upper directory). */
   readonly upper: string;
+  /** Its start time (`/proc/<pid>/stat`), so that a pid used again by another process is never taken for it. */
+  readonly started: string;
+}
+
+/** The start time of host process `pid`, or undefined when there is none. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -102,9 +114,9 @@ export class LocalContainerState {
     const upper = (info.GraphDriver?.Data as Record<string, string> | undefined)?.UpperDir;
     const pid = info.State?.Pid ?? 0;
     if (info.GraphDriver?.Name !== 'overlay2' || !upper || pid <= 0) return null;
-    if (!existsSync(upper) || !lstatSync(upper).isDirectory() || !existsSync(`/proc/${pid}/root`))
-      return null;
-    return { pid, upper };
+    const started = startTime(pid);
+    if (!existsSync(upper) || !lstatSync(upper).isDirectory() || started === undefined) return null;
+    return { pid, upper, started };
   }
 
   /**
@@ -114,6 +126,7 @@ export class LocalContainerState {
   async changed(place: ContainerPlace): Promise<string | undefined> {
     const { pid, upper } = place;
     try {
+      if (startTime(pid) !== place.started) return 'its first process is gone';
       if (readdirSync(upper).length > 0) return 'its writable layer holds files';
       if (childrenOf(pid) > 0) return 'a process is left';
       const dev = readdirSync(`/proc/${pid}/root/dev`).filter((name) => {
