@@ -3,7 +3,7 @@ import type { DatasetLocation } from '../datasets/resolve-dataset.js';
 /** What a run's setup is worth knowing before it starts, as one-line notices (none: nothing to say). */
 export function setupNotices(
   location: Pick<DatasetLocation, 'id' | 'registered'>,
-  sandbox: { readonly imageNamed: boolean; readonly image: string } | undefined,
+  sandbox: { readonly imageNamed: boolean; readonly image: string },
 ): string[] {
   const notices: string[] = [];
   // NL2Bash's tasks read the image's files: on `host` that is this machine's /usr (fs1/55's gold
@@ -11,7 +11,7 @@ export function setupNotices(
   if (
     location.registered &&
     location.id.startsWith('nl2bash') &&
-    sandbox?.image === 'host' &&
+    sandbox.image === 'host' &&
     !sandbox.imageNamed
   ) {
     notices.push(

@@ -31,7 +31,7 @@ import {
 } from './docker-container.js';
 import { dockerControllerCommand, dockerShellProcess } from './docker-shell-process.js';
 import type { ContainerPlace, LocalContainerState } from './local-container-state.js';
-import { endExecs, SupervisedExec } from './supervised-exec.js';
+import { execsEnded, SupervisedExec } from './supervised-exec.js';
 
 /** Everything a Docker sandbox needs from its provider. */
 export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
@@ -43,9 +43,6 @@ export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
   /** The container's state read on this machine, for trusted resets (`SandboxResetOptions.trusted`). */
   readonly localState?: LocalContainerState;
 }
-
-/** How long a trusted reset waits for the ended commands' execs to finish before it switches anyway. */
-const KEEP_WAIT_MS = 2_000;
 
 /** How many times `quiesce` asks the daemon to pause a container whose freezer did not settle. */
 const PAUSE_ATTEMPTS = 4;
@@ -259,12 +256,19 @@ export class DockerSandbox extends BaseSandbox {
     return box;
   }
 
-  /** Ends the given shells, every command and the container (its removal awaited when `wait`). */
-  async #killAll(sessions: readonly PersistentShell[], wait = true): Promise<void> {
+  /** Ends the given shells and every command (their execs' connections dropped); the execs ended. */
+  #endProcesses(sessions: readonly PersistentShell[]): SupervisedExec[] {
+    const ended = [...this.#execs];
     for (const session of sessions) session.killSync();
-    for (const exec of this.#execs) exec.destroy();
+    for (const exec of ended) exec.destroy();
     this.#shellAhead?.destroy();
     this.#shellAhead = undefined;
+    return ended;
+  }
+
+  /** Ends the given shells, every command and the container (its removal awaited when `wait`). */
+  async #killAll(sessions: readonly PersistentShell[], wait = true): Promise<void> {
+    this.#endProcesses(sessions);
     const box = this.#box;
     this.#box = undefined;
     await this.#discard(box, wait);
@@ -308,10 +312,8 @@ export class DockerSandbox extends BaseSandbox {
     const box = this.#box;
     const state = this.#config.localState;
     if (!box || !state) return false;
-    for (const session of sessions) session.killSync();
-    this.#shellAhead?.destroy();
-    this.#shellAhead = undefined;
-    await endExecs(this.#execs, KEEP_WAIT_MS);
+    // At most 2 s: a command still running then makes the reset switch containers.
+    await execsEnded(this.#endProcesses(sessions), 2_000);
     const place = await (this.#places.get(box) ?? state.place(box.container));
     const why =
       this.#execs.size > 0

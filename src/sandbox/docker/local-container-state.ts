@@ -151,7 +151,8 @@ export class LocalContainerState {
       const helper = await this.#helper();
       if (!helper) return 'the mount helper is not available';
       // Last: with none, the pid numbering starts again where a new container's shell starts.
-      if ((await helper.reuseContainer(pid, FIRST_LAST)) > 0) return 'a System V IPC object exists';
+      const why = await helper.reuseContainer(pid, FIRST_LAST);
+      if (why !== undefined) return why;
     } catch (error) {
       return `its state could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }

@@ -215,16 +215,11 @@ export function dockerFailure(error: unknown, what: string): SandboxError {
   return new SandboxError('SANDBOX_START_FAILED', `${what}: ${message.trim()}`, { cause: error });
 }
 
-/**
- * Drops the connection of each exec (its supervisor then kills its tree) and waits until every one
- * has ended, or `ms` milliseconds.
- */
-export async function endExecs(execs: Iterable<SupervisedExec>, ms: number): Promise<void> {
-  const ending = [...execs];
-  for (const exec of ending) exec.destroy();
+/** Waits until every one of `execs` has ended (a dropped one: its supervisor killed its tree), or `ms` milliseconds. */
+export async function execsEnded(execs: readonly SupervisedExec[], ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
-    Promise.all(ending.map((exec) => exec.exited.catch(() => undefined))),
+    Promise.all(execs.map((exec) => exec.exited.catch(() => undefined))),
     new Promise((resolve) => {
       timer = setTimeout(resolve, ms);
     }),

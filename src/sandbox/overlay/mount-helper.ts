@@ -253,13 +253,13 @@ export class MountHelper {
   }
 
   /**
-   * For a docker container a trusted reset keeps (`pid`: its init on the host): the System V IPC
-   * objects in its IPC namespace and, when there are none, its pid numbering started again after
-   * `last` (see `reuse_container` in renew-root.py).
+   * For a docker container (`pid`: its init on the host) kept by a trusted reset, or new: its pid
+   * numbering started again after `last`, unless its IPC namespace holds a System V object (then
+   * why not, and nothing changed; see `reuse_container` in renew-root.py).
    */
-  async reuseContainer(pid: number, last: number): Promise<number> {
+  async reuseContainer(pid: number, last: number): Promise<string | undefined> {
     const reply = await this.request({ op: 'reuse_container', pid, last });
-    return reply.objects as number;
+    return reply.reused === true ? undefined : String(reply.why);
   }
 
   get alive(): boolean {

@@ -89,62 +89,33 @@ def setns(fd, kind, what):
         fail('setns ' + what)
 
 def reuse_container(pid, last):
-    """For a docker container that a trusted reset keeps: the System V objects of its IPC namespace
-    and, when there are none, its pid numbering started again after `last` (its init), so that its
-    next processes get the pids they would in a new container. A child enters the IPC namespace and
-    reads /proc/sysvipc (which shows the reader's), then enters the pid namespace and forks the
-    grandchild that writes ns_last_pid (it applies to the writer's own pid namespace)."""
-    fds = {kind: os.open('/proc/%d/ns/%s' % (pid, kind), os.O_RDONLY | os.O_CLOEXEC) for kind in ('ipc', 'pid')}
-    r, w = os.pipe()
+    """For a docker container that a trusted reset keeps (or a new one, before its first command):
+    refuses when its IPC namespace holds a System V object, else starts its pid numbering again after
+    `last` (its init), so that its next processes get the pids a new container's do. The work runs in a
+    process forked into the container's pid namespace (ns_last_pid applies to the writer's own)."""
+    fds = {}
     try:
-        child = os.fork()
-        if child == 0:
-            code = 4
-            try:
-                os.close(r)
-                setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
-                rows = sum(len(read_text('/proc/sysvipc/' + name).splitlines()) - 1 for name in ('shm', 'sem', 'msg'))
-                os.write(w, str(rows).encode())
-                code = 0
-                if rows == 0:
-                    code = 5
-                    setns(fds['pid'], CLONE_NEWPID, 'pid')
-                    grandchild = os.fork()
-                    if grandchild == 0:
-                        try:
-                            set_last_pid(last)
-                            os._exit(0)
-                        finally:
-                            os._exit(5)
-                    status = os.waitpid(grandchild, 0)[1]
-                    code = 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 5
-            finally:
-                os._exit(code)
-        os.close(w)
-        w = None
-        out = b''
-        while True:
-            chunk = os.read(r, 64)
-            if not chunk:
-                break
-            out += chunk
-        status = os.waitpid(child, 0)[1]
+        for kind in ('pid', 'ipc'):
+            fds[kind] = os.open('/proc/%d/ns/%s' % (pid, kind), os.O_RDONLY | os.O_CLOEXEC)
+        def renumber():
+            setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
+            check_sysvipc()
+            set_last_pid(last)
+        in_pid_namespace(fds, renumber, 'the renumbering')
     finally:
         for fd in fds.values():
             os.close(fd)
-        os.close(r)
-        if w is not None:
-            os.close(w)
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not out:
-        raise OSError('cannot read or renumber the namespaces of process %d (%s)' % (pid, status))
-    return int(out)
+
+def check_sysvipc():
+    """No System V object in the IPC namespace this process is in (/proc/sysvipc shows the reader's)."""
+    for name in ('shm', 'sem', 'msg'):
+        if len(read_text('/proc/sysvipc/' + name).splitlines()) > 1:
+            raise Refused('a System V %s object exists' % name)
 
 def check_ipc(at):
     """No System V object and no POSIX message queue in the IPC namespace this process entered (its
     queues listed in a mqueue file system mounted at `at` for the while)."""
-    for name in ('shm', 'sem', 'msg'):
-        if len(read_text('/proc/sysvipc/' + name).splitlines()) > 1:
-            raise Refused('a System V %s object exists' % name)
+    check_sysvipc()
     do_mount('mqueue', at, 'mqueue', MS_NOSUID | MS_NODEV, '')
     try:
         if os.listdir(at):
@@ -248,6 +219,37 @@ def fork_into(fds, r, w, work):
         run_child(w, enter_and_fork)
     return pid
 
+def in_pid_namespace(fds, work, what):
+    """Runs `work` in a process forked into the pid namespace `fds['pid']` (see fork_into) and waits for
+    it, at most RENEW_TIMEOUT_S; raises Refused or OSError with the reason it gave (`what`: for the
+    message of a time-out)."""
+    r, w = os.pipe()
+    try:
+        pid = fork_into(fds, r, w, work)
+    except BaseException:
+        os.close(r)
+        raise
+    finally:
+        os.close(w)
+    message = b''
+    deadline = time.monotonic() + RENEW_TIMEOUT_S
+    while True:
+        # Nothing of the sandbox runs to hold the child, but the helper serves every sandbox:
+        # never wait for it without bound.
+        if not select.select([r], [], [], max(0, deadline - time.monotonic()))[0]:
+            os.kill(pid, signal.SIGKILL)
+            message = b'E%s did not finish within %d s' % (what.encode(), RENEW_TIMEOUT_S)
+            break
+        chunk = os.read(r, 4096)
+        if not chunk:
+            break
+        message += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    if message:
+        text = message[1:].decode('utf-8', 'replace')
+        raise Refused(text) if message[:1] == b'R' else OSError(1, text)
+
 def renew_box(req):
     """Mounts a fresh overlay for the sandbox at req['dir'] and makes it the root of the running
     sandbox whose bwrap init is req['initPid'] (see the header). Refuses, changing nothing in the
@@ -277,27 +279,7 @@ def renew_box(req):
         attr = MountAttr(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0)
         if libc.syscall(SYS_MOUNT_SETATTR, tree, b'', AT_EMPTY_PATH, ctypes.byref(attr), ctypes.sizeof(attr)) != 0:
             fail('mount_setattr the new root')
-        r, w = os.pipe()
-        pid = fork_into(fds, r, w, lambda: pivot(tree, mounts, req['devMounts'], fds, last_pid))
-        os.close(w)
-        message = b''
-        deadline = time.monotonic() + RENEW_TIMEOUT_S
-        while True:
-            # Nothing of the sandbox runs to hold the child, but the helper serves every sandbox:
-            # never wait for it without bound.
-            if not select.select([r], [], [], max(0, deadline - time.monotonic()))[0]:
-                os.kill(pid, signal.SIGKILL)
-                message = b'Ethe renewal did not finish within %d s' % RENEW_TIMEOUT_S
-                break
-            chunk = os.read(r, 4096)
-            if not chunk:
-                break
-            message += chunk
-        os.close(r)
-        os.waitpid(pid, 0)
-        if message:
-            text = message[1:].decode('utf-8', 'replace')
-            raise Refused(text) if message[:1] == b'R' else OSError(1, text)
+        in_pid_namespace(fds, lambda: pivot(tree, mounts, req['devMounts'], fds, last_pid), 'the renewal')
     finally:
         for fd in list(fds.values()) + ([tree] if tree >= 0 else []):
             os.close(fd)

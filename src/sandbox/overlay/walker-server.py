@@ -231,7 +231,11 @@ def handle(req):
     if op == 'usage':
         return {'bytes': usage(req['dir'])}
     if op == 'reuse_container':
-        return {'objects': reuse_container(int(req['pid']), int(req['last']))}
+        try:
+            reuse_container(int(req['pid']), int(req['last']))
+        except Refused as ex:
+            return {'reused': False, 'why': str(ex)}
+        return {'reused': True}
     if op == 'ping':
         return {'pid': os.getpid(), 'userns': userns_pid}
     raise ValueError('unknown op ' + str(op))
