@@ -1,5 +1,3 @@
-import { PassThrough, Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import {
   BaseSandbox,
@@ -20,7 +18,7 @@ import type {
   SandboxResetOptions,
   SandboxStats,
 } from '../sandbox.js';
-import { diffContainer, digestContainerPaths, ioFailure, readContainerFile } from './container-files.js';
+import { diffContainer, digestContainerPaths, readContainerFile } from './container-files.js';
 import { snapshotContainer } from './container-snapshot.js';
 import { containerStats } from './container-stats.js';
 import {
@@ -30,7 +28,9 @@ import {
   startContainer,
 } from './docker-container.js';
 import { dockerControllerCommand, dockerShellProcess } from './docker-shell-process.js';
+import { startExecProcess } from './exec-process.js';
 import type { ContainerPlace, LocalContainerState } from './local-container-state.js';
+import { pauseContainer } from './pause-container.js';
 import { execsEnded, SupervisedExec } from './supervised-exec.js';
 
 /** Everything a Docker sandbox needs from its provider. */
@@ -43,9 +43,6 @@ export interface DockerSandboxConfig extends SandboxSettings, ContainerConfig {
   /** The container's state read on this machine, for trusted resets (`SandboxResetOptions.trusted`). */
   readonly localState?: LocalContainerState;
 }
-
-/** How many times `quiesce` asks the daemon to pause a container whose freezer did not settle. */
-const PAUSE_ATTEMPTS = 4;
 
 /** The shell lines a controller runs first. */
 const SHELL_PRELUDE = `ulimit -c 0 2>/dev/null; ${FORGET_CLOCK_SHARE}`;
@@ -75,6 +72,8 @@ export class DockerSandbox extends BaseSandbox {
   readonly #removals = new Set<Promise<void>>();
   /** Each container's place on this machine (trusted resets), looked up when it started. */
   readonly #places = new WeakMap<RunningContainer, Promise<ContainerPlace | null>>();
+  /** Containers, new or kept, whose next shell is numbered before it starts (`numberShell`). */
+  readonly #shellToNumber = new WeakSet<RunningContainer>();
   /** Trusted resets that kept the container, resets that switched, and why the last keep could not be. */
   readonly #resets: { inPlace: number; relaunched: number; lastRefusal?: string } = {
     inPlace: 0,
@@ -130,22 +129,42 @@ export class DockerSandbox extends BaseSandbox {
   protected shellStart(): ShellStart {
     return {
       launch: async (onOutput) => {
-        const ahead = this.#shellAhead;
-        this.#shellAhead = undefined;
-        if (ahead && !ahead.ended) {
-          ahead.onOutput = onOutput;
-          this.#execs.add(ahead);
-          ahead.exited.then(() => this.#execs.delete(ahead));
-          return dockerShellProcess(ahead);
-        }
-        ahead?.destroy();
-        return dockerShellProcess(
-          await this.#start(dockerControllerCommand(SHELL_PRELUDE), this.#config.cwd, {}, onOutput),
-        );
+        const exec = await this.#shellExec(onOutput);
+        await this.#numberShell(exec);
+        return dockerShellProcess(exec);
       },
       // Starting a shell in a container that is still starting can take longer than one action.
       startTimeoutMs: Math.max(this.#config.timeoutMs, 30_000),
     };
+  }
+
+  /** The main shell's exec, not yet running: the one started ahead in this container, else a new one. */
+  async #shellExec(onOutput: (chunk: Buffer) => void): Promise<SupervisedExec> {
+    const ahead = this.#shellAhead;
+    this.#shellAhead = undefined;
+    if (ahead && !ahead.ended) {
+      ahead.onOutput = onOutput;
+      this.#execs.add(ahead);
+      ahead.exited.then(() => this.#execs.delete(ahead));
+      return ahead;
+    }
+    ahead?.destroy();
+    return this.#start(dockerControllerCommand(SHELL_PRELUDE), this.#config.cwd, {}, onOutput);
+  }
+
+  /**
+   * Before the first shell of a new or kept container starts (`exec`, its supervisor waiting): once
+   * the supervisor runs (docker's start of the exec took its pids), the pid numbering is set, so that
+   * the controller's pid (and every command's after it) is the same in every container
+   * (`LocalContainerState.numberShell`; left as it is where the helper cannot).
+   */
+  async #numberShell(exec: SupervisedExec): Promise<void> {
+    const box = this.#box;
+    const state = this.#config.localState;
+    if (!box || !state || !this.#shellToNumber.delete(box)) return;
+    await exec.running;
+    const place = await this.#places.get(box);
+    if (place) await state.numberShell(place).catch(() => undefined);
   }
 
   protected execScript(): string {
@@ -156,34 +175,15 @@ export class DockerSandbox extends BaseSandbox {
     command: readonly string[],
     options: Pick<ExecOptions, 'cwd' | 'env'> = {},
   ): Promise<SandboxProcess> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
     const container = this.#container();
-    const exec = await SupervisedExec.start(container, {
-      command,
-      cwd: options.cwd ?? this.#config.cwd,
-      env: options.env ?? {},
-      onOutput: (chunk) => stdout.write(chunk),
-      onStderr: (chunk) => stderr.write(chunk),
-    });
-    this.#execs.add(exec);
-    exec.exited.then(() => {
-      this.#execs.delete(exec);
-      stdout.end();
-      stderr.end();
-    });
-    exec.go();
-    const stdin = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        exec.write(chunk);
-        callback();
+    const start = { command, cwd: options.cwd ?? this.#config.cwd, env: options.env ?? {} };
+    return startExecProcess(
+      (onOutput, onStderr) => SupervisedExec.start(container, { ...start, onOutput, onStderr }),
+      (exec) => {
+        this.#execs.add(exec);
+        exec.exited.then(() => this.#execs.delete(exec));
       },
-      final(callback) {
-        exec.endInput();
-        callback();
-      },
-    });
-    return { stdin, stdout, stderr, exited: exec.exited, kill: () => exec.kill() };
+    );
   }
 
   /**
@@ -253,6 +253,7 @@ export class DockerSandbox extends BaseSandbox {
     const place = this.#config.localState?.numbered(box.container);
     if (place) this.#places.set(box, place);
     await place;
+    this.#shellToNumber.add(box);
     return box;
   }
 
@@ -289,6 +290,7 @@ export class DockerSandbox extends BaseSandbox {
   ): Promise<void> {
     if (options.trusted && (await this.#keptUnchanged(sessions))) {
       this.#resets.inPlace += 1;
+      if (this.#box) this.#shellToNumber.add(this.#box);
       return;
     }
     this.#resets.relaunched += 1;
@@ -331,19 +333,7 @@ export class DockerSandbox extends BaseSandbox {
    */
   async quiesce(): Promise<Quiesced> {
     const container = this.#container();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await container.pause();
-        break;
-      } catch (error) {
-        // runc gives up ("unable to freeze") when the freezer does not settle in time, as with a
-        // process that forks fast on a loaded machine, and thaws the container: try again.
-        if (attempt >= PAUSE_ATTEMPTS || !/unable to freeze/.test(String(error))) {
-          throw ioFailure(error, 'cannot pause the container');
-        }
-        await sleep(50 * attempt);
-      }
-    }
+    await pauseContainer(container);
     return {
       resume: async () => {
         await container.unpause().catch(() => {});

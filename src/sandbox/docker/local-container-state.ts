@@ -29,6 +29,15 @@ function startTime(pid: number): string | undefined {
  */
 const FIRST_LAST = 1;
 
+/**
+ * Where the pid numbering is set right before a shell's controller starts (its exec's supervisor
+ * waits for its go): docker's exec first runs runc's init (pid 2 after {@link FIRST_LAST}), whose
+ * threads take five or six pids before it becomes the supervisor, so the controller (the
+ * supervisor's first child) got pid 8 or 9 and every command's pid followed. Set again here, the
+ * controller gets 8 in every container.
+ */
+const SHELL_LAST = 7;
+
 /** What /dev of a started container holds (runc's default devices and mounts); anything else is new. */
 const DEV_ENTRIES = new Set([
   'console',
@@ -100,6 +109,16 @@ export class LocalContainerState {
     const helper = place && (await this.#helper());
     if (place && helper) await helper.reuseContainer(place.pid, FIRST_LAST).catch(() => undefined);
     return place;
+  }
+
+  /**
+   * Before a shell's controller starts in the container at `place` (its supervisor running, waiting
+   * to start it): the controller gets the same pid in every container ({@link SHELL_LAST}). Nothing
+   * is done when the container's first process is gone (its pid may be another process's now).
+   */
+  async numberShell(place: ContainerPlace): Promise<void> {
+    const helper = await this.#helper();
+    if (helper && startTime(place.pid) === place.started) await helper.numberContainer(place.pid, SHELL_LAST);
   }
 
   /** The container's place, or null when its layers or processes cannot be read here. */

@@ -19,6 +19,9 @@ function frame(type: FrameType, payload: Uint8Array = new Uint8Array(0)): Buffer
   return Buffer.concat([header, payload]);
 }
 
+/** The byte the supervisor writes on its error stream once it runs, before it reads any frame. */
+const RUNNING = 0x06;
+
 /** Largest payload of one data frame. */
 const FRAME_BYTES = 1 << 20;
 
@@ -44,6 +47,9 @@ export class SupervisedExec {
   readonly exited: Promise<number>;
   #stderr = '';
   #ended = false;
+  /** Resolves once the supervisor runs (its first byte, {@link RUNNING}, came), or the exec ended. */
+  readonly running: Promise<void>;
+  #markRunning: (() => void) | undefined;
   #onOutput: (chunk: Buffer) => void;
 
   private constructor(
@@ -56,9 +62,19 @@ export class SupervisedExec {
     this.#socket = socket;
     this.#onOutput = onOutput;
     socket.on('error', () => {});
+    this.running = new Promise((resolve) => {
+      this.#markRunning = resolve;
+    });
     const demux = new Demultiplexer(
       (chunk) => this.#onOutput(chunk),
-      (chunk) => {
+      (data) => {
+        let chunk = data;
+        if (this.#markRunning) {
+          if (chunk[0] === RUNNING) chunk = chunk.subarray(1);
+          this.#markRunning();
+          this.#markRunning = undefined;
+          if (chunk.length === 0) return;
+        }
         this.#stderr = (this.#stderr + chunk.toString()).slice(-2000);
         onStderr?.(chunk);
       },
@@ -70,6 +86,7 @@ export class SupervisedExec {
     });
     this.exited = ended.then(async () => {
       this.#ended = true;
+      this.#markRunning?.();
       socket.destroy();
       try {
         const info = await exec.inspect();

@@ -5,7 +5,8 @@
 # whole tree can be killed.
 #
 # Standard input carries frames: one type byte, a 4-byte big-endian length, the payload.
-# `G` starts the command (nothing runs before it), `D` is data for the command's standard input,
+# `G` starts the command (nothing runs before it; the supervisor first writes byte 0x06 on its
+# error stream, to say it runs), `D` is data for the command's standard input,
 # `E` closes that input, `K` kills the tree. End-of-file (the owner closed the connection or died)
 # also kills the tree. The first argument is `merge` (the command's stderr goes to the exec's stdout,
 # in order) or `split`; the rest is the command. When the command ends, what it left running is
@@ -91,6 +92,9 @@ sub read_stdin {
   frames();
 }
 
+# One byte on the exec's error stream before any frame is read: its owner then knows that this
+# program runs (docker's start of the exec, whose runc threads take pids in the container, is over).
+syswrite(STDERR, "\x06");
 until ($go) { read_stdin() }
 # A socket, not a pipe: /proc/<pid>/fd/0 of a socket cannot be opened, so no command can read
 # the shell's own input (where the next nonce waits).

@@ -262,6 +262,11 @@ export class MountHelper {
     return reply.reused === true ? undefined : String(reply.why);
   }
 
+  /** For a docker container (`pid`: its init on the host): its next process gets the first free pid after `last`. */
+  async numberContainer(pid: number, last: number): Promise<void> {
+    await this.request({ op: 'number_container', pid, last });
+  }
+
   get alive(): boolean {
     return this.#exited === undefined;
   }

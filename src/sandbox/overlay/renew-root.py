@@ -88,23 +88,33 @@ def setns(fd, kind, what):
     if libc.setns(fd, kind) != 0:
         fail('setns ' + what)
 
+def in_container(pid, work, what):
+    """Runs `work(fds)` in a process forked into the pid namespace of the docker container whose first
+    process is host pid `pid` (`fds`: its pid and IPC namespaces, open; see in_pid_namespace)."""
+    fds = {}
+    try:
+        for kind in ('pid', 'ipc'):
+            fds[kind] = os.open('/proc/%d/ns/%s' % (pid, kind), os.O_RDONLY | os.O_CLOEXEC)
+        in_pid_namespace(fds, lambda: work(fds), what)
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+
 def reuse_container(pid, last):
     """For a docker container that a trusted reset keeps (or a new one, before its first command):
     refuses when its IPC namespace holds a System V object, else starts its pid numbering again after
     `last` (its init), so that its next processes get the pids a new container's do. The work runs in a
     process forked into the container's pid namespace (ns_last_pid applies to the writer's own)."""
-    fds = {}
-    try:
-        for kind in ('pid', 'ipc'):
-            fds[kind] = os.open('/proc/%d/ns/%s' % (pid, kind), os.O_RDONLY | os.O_CLOEXEC)
-        def renumber():
-            setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
-            check_sysvipc()
-            set_last_pid(last)
-        in_pid_namespace(fds, renumber, 'the renumbering')
-    finally:
-        for fd in fds.values():
-            os.close(fd)
+    def renumber(fds):
+        setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
+        check_sysvipc()
+        set_last_pid(last)
+    in_container(pid, renumber, 'the renumbering')
+
+def number_container(pid, last):
+    """The container's next process gets the first free pid after `last` (a shell's start: whatever
+    docker's exec took before it, its controller's pid is the same in every container)."""
+    in_container(pid, lambda fds: set_last_pid(last), 'the numbering')
 
 def check_sysvipc():
     """No System V object in the IPC namespace this process is in (/proc/sysvipc shows the reader's)."""

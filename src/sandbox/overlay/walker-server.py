@@ -236,6 +236,9 @@ def handle(req):
         except Refused as ex:
             return {'reused': False, 'why': str(ex)}
         return {'reused': True}
+    if op == 'number_container':
+        number_container(int(req['pid']), int(req['last']))
+        return {}
     if op == 'ping':
         return {'pid': os.getpid(), 'userns': userns_pid}
     raise ValueError('unknown op ' + str(op))
