@@ -137,10 +137,10 @@ builtin exit "$1"
  * waiting for background jobs pays no state restore and no fork per check. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
-function controllerScript(prelude: string, self: string | undefined): string {
+function controllerScript(prelude: string, self: string | undefined, restart: ControllerRestart): string {
   return oneLine(`exec 2>/dev/null;
 ${prelude ? `${prelude};` : ''}
-__ic_i=$1; __ic_d=$PWD; __ic_d0=$PWD;
+__ic_i=$1; while :; do __ic_d=$PWD; __ic_d0=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
 ( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
@@ -151,9 +151,20 @@ if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
 if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
-${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"; builtin exit 1; fi;` : ''}
-done`);
+${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : 'exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
+done; break; done`);
 }
+
+/**
+ * How a controller starts itself again after a renewal ({@link RENEW_COMMAND}): `exec` runs its own
+ * binary anew; `in-process` goes back to the start of its script in the same process (its error
+ * stream opened again on the new /dev/null), which costs no program start. The controller only ever
+ * runs builtins and no command can change it, so both start the same controller, its state byte for
+ * byte, but for what counts from the program's start: what a library preloaded into it made when it
+ * started (libfaketime's shared clock files in /dev/shm, which a renewal's new /dev lacks: such
+ * sandboxes `exec`) and `$SECONDS`, which goes on counting (assigning it would show in `declare -p`).
+ */
+export type ControllerRestart = 'exec' | 'in-process';
 
 /**
  * A request the controller answers itself, given its own path (`controllerArgs`' `self`): it ends
@@ -161,8 +172,8 @@ done`);
  * everything but bwrap's init; its own children waited for; then until /proc shows no other
  * process, for up to a thousand rounds), goes to `/`, and answers 0, or 1 when a process stayed. After
  * a 0 it waits for a line: `go` (the backend has put a fresh root in place, `renew-root.py`) makes it
- * start itself again in its initial directory, a new controller with a new state, as a new sandbox's
- * would be; anything else ends it.
+ * start itself again in its initial directory (see {@link ControllerRestart}), a new controller with a
+ * new state, as a new sandbox's would be; anything else ends it.
  */
 export const RENEW_COMMAND = '# intercode: renew the sandbox in place';
 
@@ -218,10 +229,16 @@ function oneLine(script: string): string {
 
 /**
  * The arguments of the controller bash (after the binary): `inputFd` is the descriptor the requests
- * arrive on, one that no other process of the sandbox holds.
+ * arrive on, one that no other process of the sandbox holds; `self` (its own path) lets it renew,
+ * starting itself again as `restart` says.
  */
-export function controllerArgs(prelude: string, inputFd: number, self?: string): string[] {
-  return ['--norc', '--noprofile', '-c', controllerScript(prelude, self), 'bash', String(inputFd)];
+export function controllerArgs(
+  prelude: string,
+  inputFd: number,
+  self?: string,
+  restart: ControllerRestart = 'exec',
+): string[] {
+  return ['--norc', '--noprofile', '-c', controllerScript(prelude, self, restart), 'bash', String(inputFd)];
 }
 
 /**

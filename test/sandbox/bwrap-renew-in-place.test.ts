@@ -111,6 +111,32 @@ describe('bwrap reset in place', () => {
     }
   });
 
+  it('starts the controller of a deterministic sandbox as a program again: its clock files are a new one’s', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    // libfaketime (deterministic mode), preloaded into the controller, made its shared clock files in
+    // /dev/shm when the controller started; a new /dev after a renewal holds them only when the
+    // controller starts its program again (without a preloaded library it goes back to the start of
+    // its script, compared with a new sandbox above).
+    expect(
+      provider.clockLibrary('host'),
+      'libfaketime on the host (Debian package libfaketime)',
+    ).not.toBeNull();
+    const sandbox = await provider.create({ deterministic: { clockMs: Date.UTC(2023, 5, 1, 12) } });
+    try {
+      const shm = 'ls /dev/shm; date +%F';
+      const fresh = (await sandbox.session().run(shm)).output;
+      expect(fresh).toMatch(/faketime_shm_2\n[\s\S]*2023-06-01\n$/);
+      await sandbox.session().run('sleep 1');
+      await sandbox.reset();
+      expect(await resets(sandbox)).toMatchObject({ inPlace: 1 });
+      expect((await sandbox.session().run(shm)).output).toBe(fresh);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('frees each episode’s files: no old root is kept alive', async ({ needs }) => {
     needs(noBwrap);
     // An old root kept by any process of the sandbox (bwrap's init in the initial directory, say)

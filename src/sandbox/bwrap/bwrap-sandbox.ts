@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../../core/errors.js';
 import { shellQuote } from '../../core/shell-quote.js';
@@ -28,11 +28,12 @@ import type {
   SandboxStats,
 } from '../sandbox.js';
 import { sandboxSeccompProgram } from '../seccomp/seccomp-program.js';
-import { controllerArgs } from '../shell-protocol.js';
+import { type ControllerRestart, controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
 import { CONTROLLER_PATH, prepareControllerBinary } from './controller-binary.js';
 import { InPlaceRenewal, observeController } from './in-place-renewal.js';
+import { processesMemory } from './process-memory.js';
 import { rlimitPrelude } from './rlimit-prelude.js';
 
 /** Everything a bwrap sandbox needs from its provider. */
@@ -118,6 +119,11 @@ export class BwrapSandbox extends BaseSandbox {
     return `umask 022; ${FORGET_CLOCK_SHARE}; ${limits}`;
   }
 
+  /** A controller with a preloaded library (libfaketime: its files in /dev/shm) starts its program again after a renewal. */
+  get #restart(): ControllerRestart {
+    return 'LD_PRELOAD' in { ...SANDBOX_BASE_ENV, ...this.#config.env } ? 'exec' : 'in-process';
+  }
+
   #launch(
     command: readonly string[],
     cwd: string,
@@ -154,7 +160,7 @@ export class BwrapSandbox extends BaseSandbox {
         // along; the controller goes to the sandbox's directory itself (physically, as bwrap would).
         const prelude = `${this.#prelude()}; CDPATH= builtin cd -P -- ${shellQuote(this.#config.cwd)} || builtin exit 1; builtin unset -v OLDPWD`;
         const box = await this.#launch(
-          [CONTROLLER_PATH, ...controllerArgs(prelude, 5, CONTROLLER_PATH)],
+          [CONTROLLER_PATH, ...controllerArgs(prelude, 5, CONTROLLER_PATH, this.#restart)],
           '/',
           {},
           false,
@@ -320,28 +326,15 @@ export class BwrapSandbox extends BaseSandbox {
 
   async stats(): Promise<SandboxStats> {
     const pids = this.#config.cgroup?.pids() ?? this.#treePids();
-    let memoryBytes = 0;
-    let rssBytes = 0;
-    for (const pid of pids) {
-      const memory = processMemory(pid);
-      memoryBytes += memory.pss;
-      rssBytes += memory.rss;
-    }
+    const { memoryBytes, rssBytes } = processesMemory(pids);
     const diskBytes = await this.#config.helper.usage(this.#config.dir);
     return { memoryBytes, rssBytes, processes: pids.length, diskBytes, resets: this.#renewals.stats() };
   }
 
   #treePids(): number[] {
-    const roots = [...this.#boxes]
-      .map((box) => box.child.pid)
-      .filter((pid): pid is number => pid !== undefined);
-    const all: number[] = [];
-    const visit = (pid: number) => {
-      all.push(pid);
-      for (const child of childPids(pid)) visit(child);
-    };
-    for (const pid of roots) visit(pid);
-    return all;
+    return processTree(
+      [...this.#boxes].map((box) => box.child.pid).filter((pid): pid is number => pid !== undefined),
+    );
   }
 
   protected async release(sessions: readonly PersistentShell[]): Promise<void> {
@@ -370,28 +363,6 @@ function closed(stream: NodeJS.ReadableStream): Promise<void> {
       stream.once('close', () => resolve());
     }
   });
-}
-
-function processMemory(pid: number): { pss: number; rss: number } {
-  try {
-    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const field = (name: string) =>
-      Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
-    return { pss: field('Pss'), rss: field('Rss') };
-  } catch {
-    return { pss: 0, rss: 0 };
-  }
-}
-
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .split(' ')
-      .filter((part) => part.trim() !== '')
-      .map(Number);
-  } catch {
-    return [];
-  }
 }
 
 /** A short random id for a sandbox. */
