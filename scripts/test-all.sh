@@ -54,6 +54,21 @@ export INTERCODE_REQUIRE_ALL=1 INTERCODE_REQUIRE_DOCKER=1
 
 # A private Docker daemon: its own data root and socket, and no change to the host's network (no
 # bridge, no iptables rules, no IP forwarding). Stopped, and its folder removed, on exit.
+# Folders of earlier runs cut short before their exit trap ran (a machine restart): their dockerd
+# (named in the folder's pid file) is gone, yet their data root may still be mounted. Unmounted and
+# removed here; a folder whose dockerd still runs (another run) or that has no pid file is left alone.
+for stale in /var/tmp/intercode-docker.*; do
+  [ -f "$stale/dockerd.pid" ] || continue
+  stale_pid="$(cat "$stale/dockerd.pid" 2>/dev/null || true)"
+  if [ -n "$stale_pid" ] && [ "$(cat "/proc/$stale_pid/comm" 2>/dev/null || true)" = dockerd ]; then continue; fi
+  awk -v root="$stale/" 'index($2, root) == 1 { print $2 }' /proc/self/mounts | sort -r |
+    while read -r mounted; do umount -l "$mounted" 2>/dev/null || true; done
+  if ! awk -v root="$stale/" 'index($2, root) == 1 { found = 1 } END { exit !found }' /proc/self/mounts; then
+    echo "test-all: removing $stale (left by a run that did not end)" >&2
+    rm -rf "$stale"
+  fi
+done
+
 docker_root="$(mktemp -d /var/tmp/intercode-docker.XXXXXX)"
 dockerd_pid=''
 stop_dockerd() {
