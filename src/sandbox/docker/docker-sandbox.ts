@@ -119,11 +119,7 @@ export class DockerSandbox extends BaseSandbox {
     } catch (error) {
       return Promise.reject(error);
     }
-    return SupervisedExec.start(container, { command, cwd, env, onOutput }).then((exec) => {
-      this.#execs.add(exec);
-      exec.exited.then(() => this.#execs.delete(exec));
-      return exec;
-    });
+    return SupervisedExec.start(container, { command, cwd, env, onOutput }).then((exec) => this.#track(exec));
   }
 
   protected shellStart(): ShellStart {
@@ -138,15 +134,20 @@ export class DockerSandbox extends BaseSandbox {
     };
   }
 
+  /** Counts `exec` among the sandbox's running commands (what a reset or close ends) until it ends. */
+  #track(exec: SupervisedExec): SupervisedExec {
+    this.#execs.add(exec);
+    exec.exited.then(() => this.#execs.delete(exec));
+    return exec;
+  }
+
   /** The main shell's exec, not yet running: the one started ahead in this container, else a new one. */
   async #shellExec(onOutput: (chunk: Buffer) => void): Promise<SupervisedExec> {
     const ahead = this.#shellAhead;
     this.#shellAhead = undefined;
     if (ahead && !ahead.ended) {
       ahead.onOutput = onOutput;
-      this.#execs.add(ahead);
-      ahead.exited.then(() => this.#execs.delete(ahead));
-      return ahead;
+      return this.#track(ahead);
     }
     ahead?.destroy();
     return this.#start(dockerControllerCommand(SHELL_PRELUDE), this.#config.cwd, {}, onOutput);
@@ -179,10 +180,7 @@ export class DockerSandbox extends BaseSandbox {
     const start = { command, cwd: options.cwd ?? this.#config.cwd, env: options.env ?? {} };
     return startExecProcess(
       (onOutput, onStderr) => SupervisedExec.start(container, { ...start, onOutput, onStderr }),
-      (exec) => {
-        this.#execs.add(exec);
-        exec.exited.then(() => this.#execs.delete(exec));
-      },
+      (exec) => this.#track(exec),
     );
   }
 
