@@ -24,6 +24,8 @@ export interface OpenSpec<Image> {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly label?: string;
+  /** The main shell starts with its first command (`SandboxSpec.lazyShell`). */
+  readonly lazyShell?: boolean;
   /**
    * The upper layer of an open sandbox of the same spec (its processes stopped) that the new
    * sandbox's writable layer starts as a copy of (`Sandbox.fork`); backends that can copy one.
@@ -98,6 +100,7 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
       timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       ...(spec.label ? { label: spec.label } : {}),
+      ...(spec.lazyShell ? { lazyShell: true } : {}),
     });
   }
 

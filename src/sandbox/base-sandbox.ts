@@ -37,6 +37,8 @@ export interface SandboxSettings {
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /** The main shell starts with its first command (`SandboxSpec.lazyShell`). */
+  readonly lazyShell?: boolean;
   /** Called once the sandbox is closed: the provider forgets it. */
   readonly onClose: () => void;
 }
@@ -195,9 +197,17 @@ export abstract class BaseSandbox implements Sandbox {
     };
   }
 
-  /** Starts the main shell; a backend's `create` calls it once the sandbox runs. */
+  /**
+   * Starts the main shell (only makes it, for `lazyShell`: it starts with its first command); a
+   * backend's `create` calls it once the sandbox runs.
+   */
   protected async startMainSession(): Promise<void> {
-    this.#main = await this.#openSession();
+    this.#main = await this.#openSession(this.#settings.lazyShell === true);
+  }
+
+  /** The main shell starts with its first command (`SandboxSpec.lazyShell`). */
+  protected get lazyShell(): boolean {
+    return this.#settings.lazyShell === true;
   }
 
   protected get closed(): boolean {
@@ -208,9 +218,15 @@ export abstract class BaseSandbox implements Sandbox {
     return new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
   }
 
-  async #openSession(): Promise<PersistentShell> {
+  async #openSession(onUse = false): Promise<PersistentShell> {
     const { cwd, timeoutMs, maxOutputBytes } = this.#settings;
-    const session = await PersistentShell.open({ ...this.shellStart(), cwd, timeoutMs, maxOutputBytes });
+    const session = await PersistentShell.open({
+      ...this.shellStart(),
+      cwd,
+      timeoutMs,
+      maxOutputBytes,
+      ...(onUse ? { startOnUse: true } : {}),
+    });
     this.#sessions.add(session);
     return session;
   }

@@ -52,6 +52,11 @@ export interface PersistentShellOptions {
   readonly maxOutputBytes: number;
   /** How long a new shell may take to answer, default `timeoutMs`. */
   readonly startTimeoutMs?: number;
+  /**
+   * The shell starts with its first command, not when opened, and after a restart again only once
+   * used (a sandbox's `lazyShell`).
+   */
+  readonly startOnUse?: boolean;
 }
 
 /** How long a killed shell may take to go before its command's result is returned anyway. */
@@ -86,7 +91,7 @@ export class PersistentShell implements ShellSession {
 
   static async open(options: PersistentShellOptions): Promise<PersistentShell> {
     const shell = new PersistentShell(options);
-    await shell.#start();
+    if (!options.startOnUse) await shell.#start();
     return shell;
   }
 
@@ -232,7 +237,7 @@ export class PersistentShell implements ShellSession {
       await process?.release();
       await between();
       this.#cwd = this.#options.cwd;
-      await this.#start();
+      if (!this.#options.startOnUse) await this.#start();
     });
     this.#queue = task.catch(() => {});
     return task;

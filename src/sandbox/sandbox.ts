@@ -61,6 +61,12 @@ export interface SandboxSpec {
    * see them as they are.
    */
   readonly deterministic?: { readonly clockMs: number; readonly shiftFileTimes?: boolean };
+  /**
+   * The main shell (`session()`) starts with its first command instead of with the sandbox, and
+   * after a reset again only once used: for a sandbox whose work is programs of its own (`spawn`,
+   * the Python env's interpreter), which then never starts a shell it does not use.
+   */
+  readonly lazyShell?: boolean;
 }
 
 export interface ExecOptions {
@@ -120,7 +126,7 @@ export interface Sandbox {
   readonly provider: string;
   /** Runs one command in a fresh process tree (no shell state), with `bash -c`. */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
-  /** The sandbox's main persistent shell, started with the sandbox. */
+  /** The sandbox's main persistent shell, started with the sandbox (with its first command for `lazyShell`). */
   session(): ShellSession;
   /** Opens an additional persistent shell on the same file system. */
   openSession(): Promise<ShellSession>;

@@ -50,7 +50,7 @@ if (unavailable) {
       const pidOf = async () => Number((await sandbox.session().run('sh -c "echo \\$\\$"')).output);
       const fresh = await pidOf();
       const kept = await trustedReset('cd /tmp; X=1; ls -R /usr/share > /dev/null; sleep 100 & date');
-      expect(kept.kept).toBe(true);
+      expect(kept.kept, kept.why).toBe(true);
       expect(await pidOf()).toBe(fresh);
       const shell = sandbox.session();
       expect((await shell.run('pwd; declare -p X 2>/dev/null || echo unset')).output).toBe(

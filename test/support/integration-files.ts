@@ -51,6 +51,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/sql/gold-isolation.test.ts',
   'test/envs/python/mbpp-gold.test.ts',
   'test/envs/python/python-env.test.ts',
+  'test/envs/python/python-env.evaluator-start.test.ts',
   'test/envs/python/python-env-fork.test.ts',
   'test/envs/python/python-env.deterministic.test.ts',
   'test/envs/python/python-env.gold-cache.test.ts',

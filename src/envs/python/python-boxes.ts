@@ -14,21 +14,25 @@ export interface Box {
 }
 
 /**
- * The two sandboxes of a Python episode: the agent's and the evaluation sandbox. The copies of a fork
- * share them with the original (`owners` counts the envs that hold them; the last to let go closes
- * them), and take turns on them (`exclusive`): the driver answers one request at a time, and a
- * submission's scoring is several requests that must not interleave with another env's.
+ * The two sandboxes of a Python episode: the agent's and the evaluation sandbox. The evaluation
+ * sandbox opens once the agent's is ready, while the first episode already runs (its first use is
+ * the gold run, which does not hold up the first observation); `evaluatorFailed` is set when it
+ * could not open (the next reset opens both anew). The copies of a fork share them with the original
+ * (`owners` counts the envs that hold them; the last to let go closes them), and take turns on them
+ * (`exclusive`): the driver answers one request at a time, and a submission's scoring is several
+ * requests that must not interleave with another env's.
  */
 export interface PythonBoxes {
   readonly agent: Box;
-  readonly evaluator: Box;
+  readonly evaluator: Promise<Box>;
+  evaluatorFailed: boolean;
   owners: number;
   lane: Promise<unknown>;
 }
 
 /**
- * Creates both sandboxes (none left open when either fails), and with `start` each one's interpreter
- * as soon as its sandbox is there (the first episode's construction: neither waits for the other).
+ * Creates the agent's sandbox and with `start` its interpreter (none left open when either fails),
+ * then, in the background, the evaluation sandbox and its interpreter the same way.
  */
 export async function openBoxes(
   provider: SandboxProvider,
@@ -37,7 +41,8 @@ export async function openBoxes(
 ): Promise<PythonBoxes> {
   const open = async (label: string): Promise<Box> => {
     const box: Box = {
-      sandbox: await provider.create({ ...spec, label }),
+      // The interpreter is the sandbox's own program: its shell starts only if something uses it.
+      sandbox: await provider.create({ ...spec, label, lazyShell: true }),
       interpreter: undefined,
       used: false,
     };
@@ -51,16 +56,18 @@ export async function openBoxes(
     }
     return box;
   };
-  const settled = await Promise.allSettled([open('python-agent'), open('python-eval')]);
-  const failed = settled.find((result) => result.status === 'rejected');
-  if (failed) {
-    await Promise.all(
-      settled.map((result) => (result.status === 'fulfilled' ? closeBox(result.value) : undefined)),
-    );
-    throw failed.reason;
-  }
-  const [agent, evaluator] = settled.map((result) => (result as PromiseFulfilledResult<Box>).value);
-  return { agent: agent!, evaluator: evaluator!, owners: 1, lane: Promise.resolve() };
+  const agent = await open('python-agent');
+  const boxes: PythonBoxes = {
+    agent,
+    evaluator: open('python-eval'),
+    evaluatorFailed: false,
+    owners: 1,
+    lane: Promise.resolve(),
+  };
+  boxes.evaluator.catch(() => {
+    boxes.evaluatorFailed = true;
+  });
+  return boxes;
 }
 
 function closeBox(box: Box): Promise<void> {
@@ -75,9 +82,9 @@ export function exclusive<T>(boxes: PythonBoxes, work: () => Promise<T>): Promis
   return turn;
 }
 
-/** Closes both sandboxes and their interpreters. */
+/** Closes both sandboxes and their interpreters (the evaluation sandbox once it opened, or failed to). */
 export async function closeBoxes(boxes: PythonBoxes): Promise<void> {
-  await Promise.all([closeBox(boxes.agent), closeBox(boxes.evaluator)]);
+  await Promise.all([closeBox(boxes.agent), boxes.evaluator.then(closeBox, () => {})]);
 }
 
 /** The box's interpreter, started again when it is gone; `newSandbox`: nothing ran in the sandbox yet. */
@@ -169,9 +176,10 @@ export async function freshAgent(box: Box, key: string, options: InterpreterOpti
 
 /** What the two drivers hold idle for their next fresh workers (`limit`: one spare each). */
 export async function boxesPool(boxes: PythonBoxes): Promise<WarmPoolStats> {
+  const evaluator = await boxes.evaluator.catch(() => undefined);
   const pools = await Promise.all(
-    [boxes.agent, boxes.evaluator].map((box) =>
-      box.interpreter?.alive ? box.interpreter.pool().catch(() => undefined) : undefined,
+    [boxes.agent, evaluator].map((box) =>
+      box?.interpreter?.alive ? box.interpreter.pool().catch(() => undefined) : undefined,
     ),
   );
   return {

@@ -164,8 +164,10 @@ export class PythonEnv implements Env {
     const started = performance.now();
     // A previous gold run may still be going in the evaluation sandbox: let it finish first.
     await this.#gold?.catch(() => undefined);
-    // Sandboxes shared with the copies of a fork: this env moves to sandboxes of its own.
-    if (((await this.#boxes?.catch(() => undefined))?.owners ?? 0) > 1) await this.#release();
+    // Sandboxes shared with the copies of a fork: this env moves to sandboxes of its own; an
+    // evaluation sandbox that could not open: both are opened anew.
+    const current = await this.#boxes?.catch(() => undefined);
+    if (current && (current.owners > 1 || current.evaluatorFailed)) await this.#release();
     const { agent, evaluator } = await this.#ensureBoxes();
     this.#task = task;
     this.#lastDefined = undefined;
@@ -175,7 +177,7 @@ export class PythonEnv implements Env {
     const key = goldCacheEnabled(this.#options)
       ? goldKey(task, [...setting, goldTimeoutMs ?? DEFAULT_GOLD_TIMEOUT_MS, this.#maxOutputBytes])
       : undefined;
-    this.#gold = sharedGoldRun(key, () => this.#runGold(evaluator, task));
+    this.#gold = sharedGoldRun(key, async () => this.#runGold(await evaluator, task));
     this.#gold.catch(() => {});
     await freshAgent(agent, this.#key, this.#interpreterOptions);
     this.#driver = agent.interpreter;
@@ -185,7 +187,7 @@ export class PythonEnv implements Env {
     };
   }
 
-  async #require(): Promise<{ boxes: PythonBoxes; agent: Box; evaluator: Box; task: Task }> {
+  async #require(): Promise<{ boxes: PythonBoxes; agent: Box; evaluator: Promise<Box>; task: Task }> {
     if (this.#closed) throw new EnvError('ENV_CLOSED', 'the environment is closed');
     if (!this.#boxes || !this.#task) throw new EnvError('ENV_RESET_NEEDED', 'call reset() before step()');
     const boxes = await this.#boxes;
@@ -255,7 +257,7 @@ export class PythonEnv implements Env {
     ];
     const results = upstream
       ? (await this.#run(agent, 'agent', [bind, setupOf(task), ...tests], false, limits)).results.slice(2)
-      : await this.#judge(agent, evaluator, { bind, reference, setup: setupOf(task), tests, limits });
+      : await this.#judge(agent, await evaluator, { bind, reference, setup: setupOf(task), tests, limits });
     const gold = goldRun ?? (await this.#goldInAgent(agent, task));
     return mbppScore(
       tests,

@@ -223,17 +223,20 @@ export class DockerSandbox extends BaseSandbox {
     return Promise.resolve();
   }
 
-  /** Starts the spare container and, in it, the shell the main session will adopt (not yet running). */
+  /** Starts the spare container and, in it, the shell the main session will adopt (not yet running; none for a lazy shell). */
   #prepareSpare(): void {
     if (this.closed || this.#spare) return;
     const spare = (async (): Promise<Spare> => {
       const box = await this.#newBox();
-      const shell = await SupervisedExec.start(box.container, {
-        command: dockerControllerCommand(SHELL_PRELUDE),
-        cwd: this.#config.cwd,
-        env: {},
-        onOutput: () => {},
-      }).catch(() => undefined);
+      // A lazy main shell starts with its first command: none is started ahead for it.
+      const shell = this.lazyShell
+        ? undefined
+        : await SupervisedExec.start(box.container, {
+            command: dockerControllerCommand(SHELL_PRELUDE),
+            cwd: this.#config.cwd,
+            env: {},
+            onOutput: () => {},
+          }).catch(() => undefined);
       return { box, shell };
     })();
     spare.then(

@@ -273,6 +273,28 @@ export function sessionCases(it: ConformanceTest, context: ConformanceContext): 
       expect(after).toMatchObject({ output: 'yes /tmp\n', exitCode: 0 });
     });
 
+    it('starts a lazy main shell with its first command, and it then behaves as the eager one', async ({
+      open,
+    }) => {
+      const [lazy, eager] = await Promise.all([open({ lazyShell: true }), open()]);
+      const idle = (await lazy.stats()).processes;
+      expect(idle, 'processes of a sandbox whose lazy shell never ran').toBeLessThan(
+        (await eager.stats()).processes,
+      );
+      const shell = lazy.session();
+      expect(shell.cwd).toBe(context.options.cwd);
+      expect(await shell.run('cd /tmp && KEPT=41; echo $((KEPT + 1))')).toMatchObject({
+        output: '42\n',
+        exitCode: 0,
+      });
+      expect((await shell.run('echo "$PWD $KEPT"')).output).toBe('/tmp 41\n');
+      expect((await lazy.stats()).processes).toBeGreaterThan(idle);
+      await lazy.reset();
+      expect(lazy.session().cwd).toBe(context.options.cwd);
+      const after = await lazy.session().run('declare -p KEPT 2>/dev/null || echo unset; pwd');
+      expect(after).toMatchObject({ output: `unset\n${context.options.cwd}\n`, exitCode: 0 });
+    });
+
     it('runs in the configured working directory after start', async ({ sandbox }) => {
       const shell = sandbox.session();
       expect(shell.cwd).toBe(context.options.cwd);
