@@ -70,17 +70,30 @@ builtin printf 'builtin set --'; builtin printf ' %q' "\${@:2}"; builtin printf 
 if [[ -v __ic_p ]]; then builtin printf 'builtin export POSIXLY_CORRECT=%q; builtin unset -v __ic_p\\n' "$__ic_p"; fi;
 builtin printf '\\0'; builtin shopt -p; builtin printf '\\0'; builtin set +o; builtin printf '\\0';`;
 
+/** Where the controller keeps the baseline of the state sections, written once at start. */
+const BASELINE_FILE = `${STATE_FILE}.base`;
+
+/** The variable names the baseline's subshell saw (`compgen -v`), kept beside it. */
+const NAMES_FILE = `${STATE_FILE}.names`;
+
 /**
  * After the baseline's sections, the names of the controller's variables a child unsets before it
  * evaluates a variables section that differs from the baseline (all but the special ones, `PWD`,
  * `OLDPWD` and the controller's own), each ending with a NUL. The controller's variables do not
  * change after its start but for its own, so they are listed once rather than by every child.
  */
-const BASELINE_NAMES = `builtin compgen -v >| "${STATE_FILE}.names"; builtin mapfile -t __ic_n < "${STATE_FILE}.names";
+const BASELINE_NAMES = `builtin compgen -v >| "${NAMES_FILE}"; builtin mapfile -t __ic_n < "${NAMES_FILE}";
 for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) builtin printf '%s\\0' "$__ic_y" ;; esac; done;`;
 
-/** Where the controller keeps the baseline of the state sections, written once at start. */
-const BASELINE_FILE = `${STATE_FILE}.base`;
+/**
+ * The baseline at the controller's start. A controller started again in its own process (an
+ * in-process restart, `__ic_k` set) keeps the baseline it read at its first start (the same
+ * controller, the same state: the same bytes) and writes its files again from memory (a renewal's
+ * /dev is new) instead of forking a subshell for it; a first start (or an `exec`) forks it.
+ */
+const BASELINE_START = `if [[ -n \${__ic_k-} ]]; then
+builtin printf '%s\\0' "\${__ic_bl[@]}" "\${__ic_bn[@]}" >| "${BASELINE_FILE}"; builtin printf '%s\\n' "\${__ic_nm[@]}" >| "${NAMES_FILE}"; __ic_p='';
+else ( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!; fi;`;
 
 /**
  * One command in a forked child. Its descriptors are the controller's, which closed everything but
@@ -115,7 +128,7 @@ for __ic_y in 1 2 3; do
   __ic_s=\${__ic_a[__ic_x + __ic_y]-};
   if [ -n "$__ic_s" ] && [ "$__ic_s" != "\${__ic_bl[__ic_y]-}" ]; then builtin command eval "$__ic_s"; fi;
 done;
-builtin unset -v __ic_a __ic_bl __ic_bn __ic_d __ic_d0 __ic_ds __ic_i __ic_n __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
+builtin unset -v __ic_a __ic_bl __ic_bn __ic_d __ic_d0 __ic_ds __ic_i __ic_k __ic_n __ic_nm __ic_p __ic_r __ic_s __ic_x __ic_y __ic_z;
 builtin eval "$__ic_c" 2>&1;
 builtin set -- "$?" "$@";
 { builtin printf '%s\\0' "$PWD"; if [[ -v OLDPWD ]]; then builtin printf '+%s\\0' "$OLDPWD"; else builtin printf -- '-\\0'; fi;
@@ -143,15 +156,15 @@ ${prelude ? `${prelude};` : ''}
 __ic_i=$1; while :; do __ic_d=$PWD; __ic_d0=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
-( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;
+${BASELINE_START}
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
 if [[ -z $__ic_c ]]; then __ic_r=0; elif ${self ? `[[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
-if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
-${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : 'exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
+if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; builtin mapfile -t __ic_nm < "${NAMES_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
+${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
 done; break; done`);
 }
 
@@ -165,6 +178,15 @@ done; break; done`);
  * sandboxes `exec`) and `$SECONDS`, which goes on counting (assigning it would show in `declare -p`).
  */
 export type ControllerRestart = 'exec' | 'in-process';
+
+/**
+ * Process ids a new controller takes at its start (its baseline's subshell) that one started again
+ * by `restart` does not (an in-process restart keeps its baseline): a renewal's pid numbering skips
+ * them, so that the commands after it get the pids they get in a new sandbox.
+ */
+export function pidsSkippedByRestart(restart: ControllerRestart): number {
+  return restart === 'in-process' ? 1 : 0;
+}
 
 /**
  * A request the controller answers itself, given its own path (`controllerArgs`' `self`): it ends

@@ -31,6 +31,7 @@ function renewal(helper: Partial<MountHelper>, warnings: string[]) {
     lowers: [],
     diskBytes: 1,
     binds: [],
+    restart: 'in-process',
     warn: (message) => warnings.push(message),
   });
 }

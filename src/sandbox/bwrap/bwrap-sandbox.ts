@@ -68,7 +68,11 @@ export class BwrapSandbox extends BaseSandbox {
   private constructor(id: string, config: BwrapSandboxConfig) {
     super(id, config);
     this.#config = config;
-    this.#renewals = new InPlaceRenewal({ ...config, diskBytes: config.limits.diskBytes });
+    this.#renewals = new InPlaceRenewal({
+      ...config,
+      diskBytes: config.limits.diskBytes,
+      restart: this.#restart,
+    });
   }
 
   static async create(id: string, config: BwrapSandboxConfig): Promise<BwrapSandbox> {

@@ -37,6 +37,8 @@ export interface RenewRequest {
   readonly mounts: readonly string[];
   /** The mounts below /dev besides bwrap's own (the controller's binary). */
   readonly devMounts: readonly string[];
+  /** Pids a new sandbox's controller takes at its start that the renewed one does not (`pidsSkippedByRestart`). */
+  readonly skippedPids: number;
 }
 
 interface Pending {
