@@ -202,7 +202,7 @@ export abstract class BaseSandbox implements Sandbox {
    * backend's `create` calls it once the sandbox runs.
    */
   protected async startMainSession(): Promise<void> {
-    this.#main = await this.#openSession(this.#settings.lazyShell === true);
+    this.#main = await this.#openSession(this.lazyShell);
   }
 
   /** The main shell starts with its first command (`SandboxSpec.lazyShell`). */

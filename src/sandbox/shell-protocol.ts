@@ -85,15 +85,24 @@ const NAMES_FILE = `${STATE_FILE}.names`;
 const BASELINE_NAMES = `builtin compgen -v >| "${NAMES_FILE}"; builtin mapfile -t __ic_n < "${NAMES_FILE}";
 for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPWD|__ic_*) ;; *) builtin printf '%s\\0' "$__ic_y" ;; esac; done;`;
 
+/** The baseline's subshell, forked at the controller's start: `__ic_p` is its pid until it is read. */
+const BASELINE_FORK = `( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;`;
+
 /**
- * The baseline at the controller's start. A controller started again in its own process (an
- * in-process restart, `__ic_k` set) keeps the baseline it read at its first start (the same
+ * The baseline at the start of a controller that restarts in its own process (`in-process`): once
+ * started again (`__ic_k` set) it keeps the baseline it read at its first start (the same
  * controller, the same state: the same bytes) and writes its files again from memory (a renewal's
- * /dev is new) instead of forking a subshell for it; a first start (or an `exec`) forks it.
+ * /dev is new) instead of forking the subshell; its first start forks it. What it keeps of the
+ * names file is read with the baseline (`baselineRead`).
  */
-const BASELINE_START = `if [[ -n \${__ic_k-} ]]; then
+const BASELINE_KEPT_OR_FORK = `if [[ -n \${__ic_k-} ]]; then
 builtin printf '%s\\0' "\${__ic_bl[@]}" "\${__ic_bn[@]}" >| "${BASELINE_FILE}"; builtin printf '%s\\n' "\${__ic_nm[@]}" >| "${NAMES_FILE}"; __ic_p='';
-else ( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!; fi;`;
+else ${BASELINE_FORK} fi;`;
+
+/** After the first reply: the baseline read once its subshell is done (and its names, for a controller that keeps them). */
+function baselineRead(keeps: boolean): string {
+  return `if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; ${keeps ? `builtin mapfile -t __ic_nm < "${NAMES_FILE}"; ` : ''}__ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;`;
+}
 
 /**
  * One command in a forked child. Its descriptors are the controller's, which closed everything but
@@ -151,19 +160,21 @@ builtin exit "$1"
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string, self: string | undefined, restart: ControllerRestart): string {
+  // Only a controller that renews and restarts in its own process keeps its baseline.
+  const keeps = self !== undefined && restart === 'in-process';
   return oneLine(`exec 2>/dev/null;
 ${prelude ? `${prelude};` : ''}
 __ic_i=$1; while :; do __ic_d=$PWD; __ic_d0=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
-${BASELINE_START}
+${keeps ? BASELINE_KEPT_OR_FORK : BASELINE_FORK}
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
 if [[ -z $__ic_c ]]; then __ic_r=0; elif ${self ? `[[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -u "$__ic_i" __ic_n || break;
 if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
-if [[ -n $__ic_p ]]; then builtin wait "$__ic_p"; builtin mapfile -d '' -t __ic_bl < "${BASELINE_FILE}"; builtin mapfile -t __ic_nm < "${NAMES_FILE}"; __ic_bn=("\${__ic_bl[@]:4}"); __ic_bl=("\${__ic_bl[@]:0:4}"); __ic_p=''; fi;
+${baselineRead(keeps)}
 ${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
 done; break; done`);
 }

@@ -15,12 +15,12 @@ import { bwrapMissing } from '../../support/missing-components.js';
 const noBwrap = await bwrapMissing();
 
 /**
- * A real bwrap provider whose creates of evaluation sandboxes (label `python-eval`) wait for
- * `release()`, and fail while `failing` is set; it counts and keeps the specs it was given.
+ * A real provider whose creates of evaluation sandboxes (label `python-eval`) wait for `release()`,
+ * and fail while `failing` is set; it keeps the specs it was given.
  */
 function gatedProvider(real: SandboxProvider) {
   let open: () => void = () => {};
-  let gate = new Promise<void>((resolve) => {
+  const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
   const state = { failing: false, specs: [] as SandboxSpec[] };
@@ -46,12 +46,15 @@ function gatedProvider(real: SandboxProvider) {
     release() {
       open();
     },
-    hold() {
-      gate = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-    },
   };
+}
+
+/** A Python env on demo/python over a gated real bwrap provider (both closed by the caller). */
+function gatedEnv() {
+  const real = new BwrapProvider();
+  const gated = gatedProvider(real);
+  const env = new PythonEnv({ dataset, provider: gated.provider, actionTimeoutMs: 5000 });
+  return { real, gated, env };
 }
 
 let dataset: Dataset;
@@ -70,9 +73,7 @@ describe('PythonEnv evaluation sandbox, opened while the first episode runs', ()
     needs,
   }) => {
     needs(noBwrap);
-    const real = new BwrapProvider();
-    const gated = gatedProvider(real);
-    const env = new PythonEnv({ dataset, provider: gated.provider, actionTimeoutMs: 5000 });
+    const { real, gated, env } = gatedEnv();
     try {
       const { observation } = await env.reset({ taskId: 'digit-product' });
       expect(observation.text).toBe(task('digit-product').query);
@@ -101,11 +102,9 @@ describe('PythonEnv evaluation sandbox, opened while the first episode runs', ()
     needs,
   }) => {
     needs(noBwrap);
-    const real = new BwrapProvider();
-    const gated = gatedProvider(real);
+    const { real, gated, env } = gatedEnv();
     gated.state.failing = true;
     gated.release();
-    const env = new PythonEnv({ dataset, provider: gated.provider, actionTimeoutMs: 5000 });
     try {
       await env.reset({ taskId: 'digit-product' });
       await env.step(task('digit-product').gold as string);
