@@ -158,16 +158,21 @@ def make_dev(old, new, extra):
         attach_clone(os.path.join(old, name), os.path.join(new, name), False)
 
 def pivot(tree, mounts, dev_extra, fds, last_pid):
-    """In a child forked into the sandbox's pid namespace: enters its other namespaces as its root,
-    checks IPC, puts the new root (`tree`, a detached clone) in place with clones of the sandbox's
-    mounts (`mounts`, in the order they were made) and a new /dev, and drops the old root with
-    everything on it."""
+    """In a child started in the sandbox's pid namespace: enters its other namespaces, checks IPC,
+    puts the new root (`tree`, a detached clone) in place with clones of the sandbox's mounts
+    (`mounts`, in the order they were made) and a new /dev, and drops the old root with everything
+    on it. A child that shares the helper's memory (root: see in_shared_child) keeps root's
+    capabilities, which cover the sandbox's namespaces, and makes its files with the fs ids of the
+    sandbox's root; a forked one enters the sandbox's user namespace as its root."""
     setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
-    setns(fds['user'], CLONE_NEWUSER, 'user')
-    os.setresgid(0, 0, 0)
-    os.setresuid(0, 0, 0)
+    if not SHARED_CHILD:
+        setns(fds['user'], CLONE_NEWUSER, 'user')
+        os.setresgid(0, 0, 0)
+        os.setresuid(0, 0, 0)
     set_last_pid(last_pid)
     setns(fds['mnt'], CLONE_NEWNS, 'mnt')
+    if SHARED_CHILD:
+        set_fs_ids(idmap_base)
     attach = '/dev/.intercode-renew-' + os.urandom(8).hex()
     os.mkdir(attach, 0o700)
     check_ipc(attach)
@@ -200,22 +205,9 @@ def run_child(w, work):
 
 def fork_into(fds, r, w, work):
     """Runs `work` in a process forked into the sandbox's pid namespace (`fds['pid']`); returns the
-    pid to wait for. As root, this process enters that namespace for the fork and comes back to its
-    own. In a user namespace of its own it could not come back (its own pid namespace belongs to the
-    host's): a first child enters it and forks the one that works, then waits for it."""
-    if userns_fd is not None:
-        fds['own'] = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
-        setns(fds['pid'], CLONE_NEWPID, 'pid')
-        pid = -1
-        try:
-            pid = os.fork()
-        finally:
-            if pid != 0:
-                setns(fds['own'], CLONE_NEWPID, 'own pid')
-        if pid == 0:
-            os.close(r)
-            run_child(w, work)
-        return pid
+    pid to wait for. A first child enters that namespace and forks the one that works, then waits
+    for it (this process could not come back to its own pid namespace from a user namespace of its
+    own: it belongs to the host's)."""
     pid = os.fork()
     if pid == 0:
         os.close(r)
@@ -229,10 +221,59 @@ def fork_into(fds, r, w, work):
         run_child(w, enter_and_fork)
     return pid
 
+# As root, the work in the sandbox's pid namespace runs in a child that shares the helper's memory
+# (clone with CLONE_VM | CLONE_VFORK, the helper waiting in the call until the child has ended): a
+# fork copied the helper's page tables and tore its copy down at the child's end, some 3 ms of CPU
+# per renewal, most of a renewal's cost. The child runs Python on a stack of its own under the
+# helper's thread state (the helper is suspended meanwhile, and the interpreter's lock is taken and
+# given back around the call as for any callback from C), returns from it (never exits from inside
+# it, which would leave the lock held), and keeps its own credentials, descriptors and file system
+# root. Its work is a few system calls on the sandbox's mounts, IPC and pid counter, with nothing of
+# the sandbox running (bounded: no time-out can interrupt it without leaving the lock held). Only
+# for an interpreter with a global lock; otherwise, and when not root, a fork (fork_into).
+CLONE_VM, CLONE_VFORK = 0x100, 0x4000
+SHARED_CHILD = userns_fd is not None and getattr(sys, '_is_gil_enabled', lambda: True)()
+SHARED_STACK = ctypes.create_string_buffer(1 << 20) if SHARED_CHILD else None
+CloneFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+libc.clone.argtypes = [CloneFn, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+
+def in_shared_child(fds, work):
+    """Runs `work` in a child sharing this process's memory, in the pid namespace `fds['pid']` (this
+    process enters it for the clone and comes back); raises what `work` raised."""
+    outcome = []
+    def body(_):
+        try:
+            work()
+            outcome.append(None)
+        except BaseException as ex:
+            outcome.append(ex if isinstance(ex, (Refused, OSError)) else OSError(1, str(ex)))
+        return 0
+    fn = CloneFn(body)
+    top = (ctypes.addressof(SHARED_STACK) + len(SHARED_STACK) - 64) & ~15
+    own = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        setns(fds['pid'], CLONE_NEWPID, 'pid')
+        try:
+            pid = libc.clone(fn, ctypes.c_void_p(top), CLONE_VM | CLONE_VFORK | signal.SIGCHLD, None)
+            err = ctypes.get_errno()
+        finally:
+            setns(own, CLONE_NEWPID, 'own pid')
+    finally:
+        os.close(own)
+    if pid < 0:
+        raise OSError(err, 'clone: ' + os.strerror(err))
+    os.waitpid(pid, 0)
+    if not outcome:
+        raise OSError(1, 'the child ended without a result')
+    if outcome[0] is not None:
+        raise outcome[0]
+
 def in_pid_namespace(fds, work, what):
-    """Runs `work` in a process forked into the pid namespace `fds['pid']` (see fork_into) and waits for
-    it, at most RENEW_TIMEOUT_S; raises Refused or OSError with the reason it gave (`what`: for the
-    message of a time-out)."""
+    """Runs `work` in a process in the pid namespace `fds['pid']` (in_shared_child, else fork_into) and
+    waits for it (a forked one at most RENEW_TIMEOUT_S); raises Refused or OSError with the reason it
+    gave (`what`: for the message of a time-out)."""
+    if SHARED_CHILD:
+        return in_shared_child(fds, work)
     r, w = os.pipe()
     try:
         pid = fork_into(fds, r, w, work)
