@@ -286,6 +286,7 @@ export abstract class BaseSandbox implements Sandbox {
     await main.restart(
       () => this.renew(others, options),
       () => Promise.all(others.map((session) => session.close())),
+      options,
     );
   }
 

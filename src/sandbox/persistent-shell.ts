@@ -1,5 +1,5 @@
 import { SandboxError } from '../core/errors.js';
-import type { ExecResult, ShellSession } from './sandbox.js';
+import type { ExecResult, SandboxResetOptions, ShellSession } from './sandbox.js';
 import {
   MAX_STATE_BYTES,
   RENEW_COMMAND,
@@ -30,9 +30,10 @@ export interface ShellProcess {
   /**
    * A backend that can renew its sandbox around this shell: puts a pristine file system under it
    * once its controller has ended every other process ({@link RENEW_COMMAND}); false when the
-   * sandbox holds something a new one would not (then it is started anew).
+   * sandbox holds something a new one would not (then it is started anew). `options`: the reset's
+   * (a trusted one may keep the sandbox as it is when nothing of it changed).
    */
-  renew?(): Promise<boolean>;
+  renew?(options: SandboxResetOptions): Promise<boolean>;
   /**
    * A renewal that did not happen for a reason of the shell's own (its controller could not end
    * the other processes, or the renewed shell did not answer): the backend keeps `why`, as it
@@ -227,12 +228,17 @@ export class PersistentShell implements ShellSession {
 
   /**
    * Ends the shell, waits for the caller's work (the sandbox's reset), then starts a fresh shell in
-   * the initial working directory. The session object stays valid.
+   * the initial working directory. The session object stays valid. `options`: the reset's, for a
+   * renewal in place.
    */
-  restart(between: () => Promise<void>, endOthers?: () => Promise<unknown>): Promise<void> {
+  restart(
+    between: () => Promise<void>,
+    endOthers?: () => Promise<unknown>,
+    options: SandboxResetOptions = {},
+  ): Promise<void> {
     const task = this.#queue.then(async () => {
       const process = this.#process;
-      if (process?.renew && endOthers && (await this.#renewInPlace(process, endOthers))) return;
+      if (process?.renew && endOthers && (await this.#renewInPlace(process, endOthers, options))) return;
       this.#process = undefined;
       await process?.release();
       await between();
@@ -249,7 +255,11 @@ export class PersistentShell implements ShellSession {
    * backend puts a fresh file system in place (`renew`), and the controller starts itself again in
    * the initial directory. False when any step did not happen; the caller then restarts as before.
    */
-  async #renewInPlace(process: ShellProcess, endOthers: () => Promise<unknown>): Promise<boolean> {
+  async #renewInPlace(
+    process: ShellProcess,
+    endOthers: () => Promise<unknown>,
+    options: SandboxResetOptions,
+  ): Promise<boolean> {
     const ended = await this.#send(RENEW_COMMAND, RENEW_TIMEOUT_MS, 4096);
     if (ended.exitCode !== 0 || ended.sessionRestarted || this.#process !== process) {
       process.renewMissed?.(
@@ -262,7 +272,7 @@ export class PersistentShell implements ShellSession {
       return false;
     }
     await endOthers();
-    if (!(await process.renew!().catch(() => false))) return false;
+    if (!(await process.renew!(options).catch(() => false))) return false;
     process.write(Buffer.from('go\n'));
     this.#cwd = this.#options.cwd;
     const ready = await this.#send('', this.#options.startTimeoutMs ?? this.#options.timeoutMs, 4096);

@@ -206,7 +206,9 @@ export interface SandboxResetOptions {
    * action): a backend whose reset starts a new instance (docker: a new container) may keep the
    * current one when it can check that nothing of it changed (no entry in its writable layer, no
    * process left, nothing new in /dev, no System V object, no TCP socket), ending every process and
-   * starting the shell again. Where it cannot check, or something changed, the reset is as without.
+   * starting the shell again; bwrap, which renews in place, keeps the sandbox as it is under its
+   * shell instead of renewing it when it finds the same. Where it cannot check, or something
+   * changed, the reset is as without.
    */
   readonly trusted?: boolean;
 }
@@ -222,9 +224,16 @@ export interface SandboxStats {
   /**
    * How the sandbox's resets went: renewed in place around the running shell (bwrap), or a trusted
    * reset that kept its container (docker), against those with a new sandbox process tree or
-   * container; `lastRefusal` says why the last in-place renewal or keep could not be done.
+   * container; `kept` (bwrap): of those in place, the trusted resets that kept the sandbox as it
+   * was (nothing of it changed); `lastRefusal` says why the last in-place renewal or keep could not
+   * be done.
    */
-  readonly resets?: { readonly inPlace: number; readonly relaunched: number; readonly lastRefusal?: string };
+  readonly resets?: {
+    readonly inPlace: number;
+    readonly kept?: number;
+    readonly relaunched: number;
+    readonly lastRefusal?: string;
+  };
 }
 
 /** What a provider can and cannot enforce on this machine. */

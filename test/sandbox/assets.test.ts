@@ -47,6 +47,7 @@ describe('programs shipped as files', () => {
       'sandbox/docker/keeper.pl',
       'sandbox/docker/layer-scan.py',
       'sandbox/docker/supervisor.pl',
+      'sandbox/overlay/keep-in-place.py',
       'sandbox/overlay/mount-helper.py',
       'sandbox/overlay/renew-root.py',
       'sandbox/overlay/tree-walk.py',

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect } from 'vitest';
 import { BwrapProvider } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { it } from '../support/fixtures.js';
 import { bwrapMissing } from '../support/missing-components.js';
+import { PROBE, resetsOf as resets } from './bwrap-probe.js';
 
 // A bwrap reset renews the sandbox around its running shell when it can (`renew-root.py`): the
 // state it leaves must be a new sandbox's, byte for byte, and anything a new sandbox would not
@@ -20,33 +20,9 @@ afterAll(async () => {
   await provider.close();
 });
 
-/**
- * What a command can see of a sandbox's state, minus what differs between any two new sandboxes
- * (mount ids, times, the host disk's usage, the sandbox's folder): environment, shell state, process ids, /dev, mounts,
- * limits, IPC, the files of /tmp.
- */
-const PROBE = [
-  'env | sort',
-  'declare -p | grep -v "^declare -[-a-z]* BASH_\\|^declare -[-a-z]* _="',
-  'declare -f; alias; umask; pwd; echo "pid $$ $BASHPID"',
-  'ps -eo pid,ppid,pgid,sid,stat,comm --sort pid',
-  'ls -la --time-style=+ /dev /dev/shm /dev/pts /tmp',
-  'cut -d" " -f5- /proc/self/mountinfo',
-  'ulimit -a; nice; ionice; taskset -p $$ | cut -d: -f2',
-  'ipcs',
-  // The controller stays non-dumpable (its environment closed to the sandbox), the filter and limits on.
-  'cat /proc/2/environ > /dev/null 2>&1; echo "environ $?"',
-  'grep -E "^(Cap|NoNewPrivs|Seccomp)" /proc/self/status',
-  'head -1 /proc/net/sockstat; grep -o "tw [0-9]*" /proc/net/sockstat',
-].join('; echo ---; ');
-
 /** The host's shared memory (tmpfs pages among them), bytes. */
 function shmemBytes(): number {
   return Number(/^Shmem:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]) * 1024;
-}
-
-async function resets(sandbox: Sandbox) {
-  return (await sandbox.stats()).resets;
 }
 
 describe('bwrap reset in place', () => {

@@ -49,6 +49,7 @@ describe('InPlaceRenewal', () => {
     hooks.renewMissed("processes of the sandbox outlived the shell's rounds of SIGKILL");
     expect(renewals.stats()).toEqual({
       inPlace: 0,
+      kept: 0,
       relaunched: 0,
       lastRefusal: "processes of the sandbox outlived the shell's rounds of SIGKILL",
     });
@@ -63,7 +64,7 @@ describe('InPlaceRenewal', () => {
           () => [],
           () => null,
         )
-        .renew(),
+        .renew({}),
     ).toBe(false);
     expect(renewals.stats().lastRefusal).toMatch(/not observed when it started/);
   });
@@ -79,6 +80,42 @@ describe('InPlaceRenewal', () => {
     expect(await renewals.renew(box(), [], baseline)).toBe(false);
     expect(renewals.stats().lastRefusal).toBe('a POSIX message queue exists');
     expect(warnings).toEqual([]);
+  });
+
+  it('asks the helper to keep the sandbox on a trusted reset only, and counts what it did', async () => {
+    const asked: boolean[] = [];
+    const replies = [
+      { renewed: true, kept: true },
+      { renewed: true, kept: false, keepRefused: 'its writable layer holds files' },
+      { renewed: true, kept: false },
+    ] as const;
+    const renewals = renewal(
+      {
+        renew: async (request) => {
+          asked.push(request.keep === true);
+          return replies[asked.length - 1]!;
+        },
+      },
+      [],
+    );
+    const baseline = observeController(init.pid!);
+    const hooks = renewals.shellHooks(
+      box(),
+      () => [],
+      () => baseline,
+    );
+    expect(await hooks.renew({ trusted: true })).toBe(true);
+    expect(renewals.stats()).toEqual({ inPlace: 1, kept: 1, relaunched: 0 });
+    expect(await hooks.renew({ trusted: true })).toBe(true);
+    expect(renewals.stats()).toEqual({
+      inPlace: 2,
+      kept: 1,
+      relaunched: 0,
+      lastRefusal: 'not kept: its writable layer holds files',
+    });
+    expect(await hooks.renew({})).toBe(true);
+    expect(renewals.stats()).toMatchObject({ inPlace: 3, kept: 1 });
+    expect(asked).toEqual([true, true, false]);
   });
 
   it("warns once per process when the helper fails for the machine's reason, and keeps each reason", async () => {

@@ -76,6 +76,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sandbox/bwrap-conformance.test.ts',
   'test/sandbox/bwrap-debian-conformance.test.ts',
   'test/sandbox/bwrap-renew-in-place.test.ts',
+  'test/sandbox/bwrap-trusted-keep.test.ts',
   // The mount helper started from a folder with modules named as the standard library's.
   'test/sandbox/host-python.test.ts',
   'test/sandbox/docker-conformance.test.ts',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { MountHelper } from '../overlay/mount-helper.js';
 import type { ShellProcess } from '../persistent-shell.js';
-import type { SandboxStats } from '../sandbox.js';
+import type { SandboxResetOptions, SandboxStats } from '../sandbox.js';
 import { type ControllerRestart, pidsSkippedByRestart } from '../shell-protocol.js';
 import type { BoxProcess } from './box-process.js';
 import { type Bind, CONTROLLER_PATH } from './controller-binary.js';
@@ -29,6 +29,7 @@ let warnedRenewalError = false;
 export class InPlaceRenewal {
   readonly #sandbox: RenewableSandbox;
   #inPlace = 0;
+  #kept = 0;
   #relaunched = 0;
   #lastRefusal = '';
 
@@ -52,7 +53,8 @@ export class InPlaceRenewal {
     baseline: () => string | null,
   ): Required<Pick<ShellProcess, 'renew' | 'renewMissed'>> {
     return {
-      renew: () => this.renew(box, others(), baseline()),
+      renew: (options: SandboxResetOptions) =>
+        this.renew(box, others(), baseline(), options.trusted === true),
       renewMissed: (why) => {
         this.#lastRefusal = why;
       },
@@ -62,6 +64,7 @@ export class InPlaceRenewal {
   stats(): NonNullable<SandboxStats['resets']> {
     return {
       inPlace: this.#inPlace,
+      kept: this.#kept,
       relaunched: this.#relaunched,
       ...(this.#lastRefusal ? { lastRefusal: this.#lastRefusal } : {}),
     };
@@ -73,8 +76,14 @@ export class InPlaceRenewal {
    * and makes it the box's root. `baseline` is what {@link observeController} read when the
    * controller started (null: nothing read, no renewal), which it must still read: a command of the
    * same user may have changed the controller's limits or scheduling. False when either refused.
+   * `trusted` (a trusted reset): the helper keeps the sandbox as it is when nothing of it changed.
    */
-  async renew(box: BoxProcess, others: readonly BoxProcess[], baseline: string | null): Promise<boolean> {
+  async renew(
+    box: BoxProcess,
+    others: readonly BoxProcess[],
+    baseline: string | null,
+    trusted = false,
+  ): Promise<boolean> {
     for (const other of others) other.kill();
     await Promise.all(others.map((other) => other.exited));
     if (baseline === null) {
@@ -96,10 +105,16 @@ export class InPlaceRenewal {
         mounts: topMounts(binds),
         devMounts: [CONTROLLER_PATH.slice('/dev/'.length)],
         skippedPids: pidsSkippedByRestart(restart),
+        ...(trusted ? { keep: true } : {}),
       });
-      if (result.renewed) this.#inPlace += 1;
-      else this.#lastRefusal = result.why;
-      return result.renewed;
+      if (!result.renewed) {
+        this.#lastRefusal = result.why;
+        return false;
+      }
+      this.#inPlace += 1;
+      if (result.kept) this.#kept += 1;
+      if (result.keepRefused !== undefined) this.#lastRefusal = `not kept: ${result.keepRefused}`;
+      return true;
     } catch (error) {
       // A machine without what the renewal needs (see `intercode doctor`): the reset starts anew.
       this.#lastRefusal = (error as Error).message;

@@ -253,6 +253,7 @@ def mount_box(d, lowers, size, seed=None):
         do_umount(t)
         raise
     mounted[d] = True
+    mark_upper(d)
 
 def keep_upper(upper, d, size):
     """Keeps a copy of a sandbox's upper layer (stopped by the caller) in a tmpfs of its own at d/upper,
@@ -272,6 +273,7 @@ def umount_box(d):
         do_umount(os.path.join(d, 'u'))
     do_umount(os.path.join(d, 't'))
     mounted.pop(d, None)
+    upper_marks.pop(d, None)
 
 def mount_binds(d, sources):
     """Read-only idmapped clones of host directories at d/b/<i> (root mode; bwrap binds them)."""

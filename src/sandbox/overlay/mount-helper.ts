@@ -22,9 +22,10 @@ export const SANDBOX_IDMAP_BASE = 0x70000000;
 const treeWalkSource = programSource(new URL('./tree-walk.py', import.meta.url));
 const helperSource = programSource(new URL('./mount-helper.py', import.meta.url));
 const renewRootSource = programSource(new URL('./renew-root.py', import.meta.url));
+const keepInPlaceSource = programSource(new URL('./keep-in-place.py', import.meta.url));
 const walkerServerSource = programSource(new URL('./walker-server.py', import.meta.url));
 const mountHelperSource = () =>
-  `${treeWalkSource()}\n${helperSource()}\n${renewRootSource()}\n${walkerServerSource()}`;
+  `${treeWalkSource()}\n${helperSource()}\n${renewRootSource()}\n${keepInPlaceSource()}\n${walkerServerSource()}`;
 
 /** A running bwrap sandbox to renew in place (see `renew-root.py`). */
 export interface RenewRequest {
@@ -39,7 +40,17 @@ export interface RenewRequest {
   readonly devMounts: readonly string[];
   /** Pids a new sandbox's controller takes at its start that the renewed one does not (`pidsSkippedByRestart`). */
   readonly skippedPids: number;
+  /**
+   * A trusted reset (`SandboxResetOptions.trusted`): the sandbox is kept as it is when nothing of it
+   * changed that a renewal would replace (`keep-in-place.py`), else renewed.
+   */
+  readonly keep?: boolean;
 }
+
+/** What a renewal did: kept the sandbox (a trusted reset that found nothing changed), or renewed it, or neither. */
+export type RenewResult =
+  | { readonly renewed: true; readonly kept: boolean; readonly keepRefused?: string }
+  | { readonly renewed: false; readonly why: string };
 
 interface Pending {
   resolve(value: Record<string, unknown>): void;
@@ -203,11 +214,17 @@ export class MountHelper {
    * Mounts a fresh overlay at `dir` and makes it the root of the running sandbox, whose controller
    * has ended every other process (see `renew-root.py`). Returns the reason when the sandbox holds
    * something a new one would not (nothing in the sandbox changed then; the overlay at `dir` may be
-   * new): the caller starts a new bwrap instead.
+   * new): the caller starts a new bwrap instead. A trusted one (`keep`) keeps the sandbox as it is
+   * when nothing of it changed (`kept`), else renews it (`keepRefused` says why it was not kept).
    */
-  async renew(request: RenewRequest): Promise<{ renewed: true } | { renewed: false; why: string }> {
+  async renew(request: RenewRequest): Promise<RenewResult> {
     const reply = await this.request({ op: 'renew', ...request });
-    return reply.renewed === true ? { renewed: true } : { renewed: false, why: String(reply.why) };
+    if (reply.renewed !== true) return { renewed: false, why: String(reply.why) };
+    return {
+      renewed: true,
+      kept: reply.kept === true,
+      ...(typeof reply.keepRefused === 'string' ? { keepRefused: reply.keepRefused } : {}),
+    };
   }
 
   async umount(dir: string): Promise<void> {

@@ -304,7 +304,9 @@ def in_pid_namespace(fds, work, what):
 def renew_box(req):
     """Mounts a fresh overlay for the sandbox at req['dir'] and makes it the root of the running
     sandbox whose bwrap init is req['initPid'] (see the header). Refuses, changing nothing in the
-    sandbox, when it is not quiet; the caller then starts a new bwrap (after `remount`)."""
+    sandbox, when it is not quiet; the caller then starts a new bwrap (after `remount`). With
+    req['keep'] (a trusted reset), keeps the sandbox as it is when nothing changed (keep-in-place.py):
+    returns {'kept': True}, else {'kept': False, 'keepRefused': why} once renewed."""
     if SYS_PIVOT_ROOT is None:
         raise Refused('no pivot_root number for this machine')
     init = req['initPid']
@@ -318,12 +320,19 @@ def renew_box(req):
     last_pid += int(req['skippedPids'])
     fds = {}
     tree = -1
+    kept = {}
     try:
         for kind in ('mnt', 'pid', 'ipc'):
             fds[kind] = os.open('/proc/%d/ns/%s' % (init, kind), os.O_RDONLY | os.O_CLOEXEC)
         # The user namespace that owns the sandbox's pid and mount namespaces: bwrap's outer one
         # (with --disable-userns, its processes run in a nested one, which owns neither).
         fds['user'] = fcntl.ioctl(fds['pid'], NS_GET_USERNS)
+        if req.get('keep'):
+            try:
+                keep_box(req, init, fds, last_pid)
+                return {'kept': True}
+            except Refused as ex:
+                kept = {'kept': False, 'keepRefused': str(ex)}
         d = req['dir']
         umount_box(d)
         mount_box(d, req['lowers'], req['sizeBytes'])
@@ -334,6 +343,7 @@ def renew_box(req):
         if libc.syscall(SYS_MOUNT_SETATTR, tree, b'', AT_EMPTY_PATH, ctypes.byref(attr), ctypes.sizeof(attr)) != 0:
             fail('mount_setattr the new root')
         in_pid_namespace(fds, lambda: pivot(tree, mounts, req['devMounts'], fds, last_pid), 'the renewal')
+        return kept
     finally:
         for fd in list(fds.values()) + ([tree] if tree >= 0 else []):
             os.close(fd)

@@ -213,10 +213,10 @@ def handle(req):
         return {}
     if op == 'renew':
         try:
-            renew_box(req)
+            kept = renew_box(req)
         except Refused as ex:
             return {'renewed': False, 'why': str(ex)}
-        return {'renewed': True}
+        return dict(kept, renewed=True)
     if op == 'umount':
         umount_box(req['dir'])
         umount_binds(req['dir'])
