@@ -89,15 +89,29 @@ for __ic_y in "\${__ic_n[@]}"; do case $__ic_y in ${SPECIAL_VARIABLES}|PWD|OLDPW
 const BASELINE_FORK = `( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BASELINE_FILE}" ) & __ic_p=$!;`;
 
 /**
- * The baseline at the start of a controller that restarts in its own process (`in-process`): once
- * started again (`__ic_k` set) it keeps the baseline it read at its first start (the same
- * controller, the same state: the same bytes) and writes its files again from memory (a renewal's
+ * The baseline at the start of a controller that renews: once started again after a renewal
+ * (`__ic_k` set; in its own process, or its program anew with what it kept carried, see
+ * {@link CARRY}) it keeps the baseline it read at its first start (the same controller script, env
+ * and prelude, the same state: the same bytes) and writes its files again from memory (a renewal's
  * /dev is new) instead of forking the subshell; its first start forks it. What it keeps of the
  * names file is read with the baseline (`baselineRead`).
  */
 const BASELINE_KEPT_OR_FORK = `if [[ -n \${__ic_k-} ]]; then
 builtin printf '%s\\0' "\${__ic_bl[@]}" "\${__ic_bn[@]}" >| "${BASELINE_FILE}"; builtin printf '%s\\n' "\${__ic_nm[@]}" >| "${NAMES_FILE}"; __ic_p='';
 else ${BASELINE_FORK} fi;`;
+
+/**
+ * A controller that starts its program again (`exec`) carries what it keeps (the baseline's four
+ * sections, the names a child unsets, the names file's lines) in the environment of its new program:
+ * {@link CARRY} before the `exec`, {@link CARRIED} first thing after it, which takes them back and
+ * unsets them, so no command ever inherits them (the controller is non-dumpable: its environment at
+ * start is closed to the sandbox, `/proc/<pid>/environ`). Names are identifiers: joined with spaces,
+ * split by words. What a new controller forks a subshell for, a restarted one keeps as with
+ * `in-process` (`BASELINE_KEPT_OR_FORK`).
+ */
+const CARRY = `__ic_b0=\${__ic_bl[0]-} __ic_b1=\${__ic_bl[1]-} __ic_b2=\${__ic_bl[2]-} __ic_b3=\${__ic_bl[3]-} __ic_bs="\${__ic_bn[*]}" __ic_ns="\${__ic_nm[*]}"`;
+const CARRIED = `if [[ -v __ic_b0 ]]; then __ic_bl=("$__ic_b0" "$__ic_b1" "$__ic_b2" "$__ic_b3"); __ic_bn=($__ic_bs); __ic_nm=($__ic_ns); __ic_k=1;
+builtin unset -v __ic_b0 __ic_b1 __ic_b2 __ic_b3 __ic_bs __ic_ns; fi;`;
 
 /** After the first reply: the baseline read once its subshell is done (and its names, for a controller that keeps them). */
 function baselineRead(keeps: boolean): string {
@@ -160,9 +174,11 @@ builtin exit "$1"
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string, self: string | undefined, restart: ControllerRestart): string {
-  // Only a controller that renews and restarts in its own process keeps its baseline.
-  const keeps = self !== undefined && restart === 'in-process';
+  // A controller that renews keeps its baseline across its restarts (in its process, or carried).
+  const keeps = self !== undefined;
+  const carries = keeps && restart === 'exec';
   return oneLine(`exec 2>/dev/null;
+${carries ? CARRIED : ''}
 ${prelude ? `${prelude};` : ''}
 __ic_i=$1; while :; do __ic_d=$PWD; __ic_d0=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
@@ -175,7 +191,7 @@ if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
 ${baselineRead(keeps)}
-${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
+${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `${CARRY} builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
 done; break; done`);
 }
 
@@ -192,12 +208,11 @@ export type ControllerRestart = 'exec' | 'in-process';
 
 /**
  * Process ids a new controller takes at its start (its baseline's subshell) that one started again
- * by `restart` does not (an in-process restart keeps its baseline): a renewal's pid numbering skips
- * them, so that the commands after it get the pids they get in a new sandbox.
+ * after a renewal does not (it keeps its baseline, in its process or carried across its `exec`): a
+ * renewal's pid numbering skips them, so that the commands after it get the pids they get in a new
+ * sandbox.
  */
-export function pidsSkippedByRestart(restart: ControllerRestart): number {
-  return restart === 'in-process' ? 1 : 0;
-}
+export const RESTART_SKIPPED_PIDS = 1;
 
 /**
  * A request the controller answers itself, given its own path (`controllerArgs`' `self`): it ends

@@ -104,10 +104,13 @@ describe('bwrap reset in place', () => {
       const shm = 'ls /dev/shm; date +%F';
       const fresh = (await sandbox.session().run(shm)).output;
       expect(fresh).toMatch(/faketime_shm_2\n[\s\S]*2023-06-01\n$/);
-      await sandbox.session().run('sleep 1');
+      const probe = (await sandbox.session().run(PROBE)).output;
+      await sandbox.session().run('sleep 1; export LEAK=1; cd /tmp');
       await sandbox.reset();
       expect(await resets(sandbox)).toMatchObject({ inPlace: 1 });
       expect((await sandbox.session().run(shm)).output).toBe(fresh);
+      // The rest of what a command sees too (the controller carried its baseline across its start).
+      expect((await sandbox.session().run(PROBE)).output).toBe(probe);
     } finally {
       await sandbox.close();
     }

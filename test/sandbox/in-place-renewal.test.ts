@@ -31,7 +31,6 @@ function renewal(helper: Partial<MountHelper>, warnings: string[]) {
     lowers: [],
     diskBytes: 1,
     binds: [],
-    restart: 'in-process',
     warn: (message) => warnings.push(message),
   });
 }

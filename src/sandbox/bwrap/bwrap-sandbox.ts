@@ -71,7 +71,6 @@ export class BwrapSandbox extends BaseSandbox {
     this.#renewals = new InPlaceRenewal({
       ...config,
       diskBytes: config.limits.diskBytes,
-      restart: this.#restart,
     });
   }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { MountHelper } from '../overlay/mount-helper.js';
 import type { ShellProcess } from '../persistent-shell.js';
 import type { SandboxResetOptions, SandboxStats } from '../sandbox.js';
-import { type ControllerRestart, pidsSkippedByRestart } from '../shell-protocol.js';
+import { RESTART_SKIPPED_PIDS } from '../shell-protocol.js';
 import type { BoxProcess } from './box-process.js';
 import { type Bind, CONTROLLER_PATH } from './controller-binary.js';
 
@@ -13,8 +13,6 @@ export interface RenewableSandbox {
   readonly lowers: readonly string[];
   readonly diskBytes: number;
   readonly binds: readonly Bind[];
-  /** How the sandbox's shell controllers start again after a renewal. */
-  readonly restart: ControllerRestart;
   /** Told once per process when a renewal fails for a reason of this machine (not of the sandbox). */
   readonly warn: (message: string) => void;
 }
@@ -95,7 +93,7 @@ export class InPlaceRenewal {
       this.#lastRefusal = "the shell's limits or scheduling changed";
       return false;
     }
-    const { helper, dir, lowers, diskBytes, binds, restart } = this.#sandbox;
+    const { helper, dir, lowers, diskBytes, binds } = this.#sandbox;
     try {
       const result = await helper.renew({
         dir,
@@ -104,7 +102,7 @@ export class InPlaceRenewal {
         initPid: box.innerPid,
         mounts: topMounts(binds),
         devMounts: [CONTROLLER_PATH.slice('/dev/'.length)],
-        skippedPids: pidsSkippedByRestart(restart),
+        skippedPids: RESTART_SKIPPED_PIDS,
         ...(trusted ? { keep: true } : {}),
       });
       if (!result.renewed) {

@@ -38,7 +38,7 @@ export interface RenewRequest {
   readonly mounts: readonly string[];
   /** The mounts below /dev besides bwrap's own (the controller's binary). */
   readonly devMounts: readonly string[];
-  /** Pids a new sandbox's controller takes at its start that the renewed one does not (`pidsSkippedByRestart`). */
+  /** Pids a new sandbox's controller takes at its start that the renewed one does not (`RESTART_SKIPPED_PIDS`). */
   readonly skippedPids: number;
   /**
    * A trusted reset (`SandboxResetOptions.trusted`): the sandbox is kept as it is when nothing of it

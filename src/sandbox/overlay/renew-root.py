@@ -315,7 +315,7 @@ def renew_box(req):
     if sorted(mounts) != sorted(req['mounts']):
         raise Refused('the sandbox\'s mounts are not the ones it started with')
     # The controller's pid inside, plus the pids a new controller takes at its start that this one,
-    # started again, does not (its baseline's subshell, when it restarts in its own process).
+    # started again, does not (its baseline's subshell: it keeps its baseline, RESTART_SKIPPED_PIDS).
     last_pid = int(read_text('/proc/%d/status' % ctl).split('NSpid:')[1].split('\n')[0].split()[-1])
     last_pid += int(req['skippedPids'])
     fds = {}
