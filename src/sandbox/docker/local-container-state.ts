@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type Docker from 'dockerode';
 import type { MountHelper } from '../overlay/mount-helper.js';
 
@@ -151,17 +151,18 @@ export class LocalContainerState {
       const dev = readdirSync(`/proc/${pid}/root/dev`).filter((name) => {
         // The ended shells' own session-state files (`shell-protocol.ts`): a new shell makes its own.
         if (!SHELL_STATE.test(name)) return true;
-        unlinkSync(`/proc/${pid}/root/dev/${name}`);
+        rmSync(`/proc/${pid}/root/dev/${name}`, { force: true });
         return false;
       });
       const extra = dev.find((name) => !DEV_ENTRIES.has(name));
       if (extra !== undefined) return `/dev/${extra} is new`;
       const shm = readdirSync(`/proc/${pid}/root/dev/shm`).filter((name) => {
         // libfaketime's shared clock state of processes now ended (deterministic mode): each makes
-        // its own; the keeper's (pid 1 inside) was there from the start.
+        // its own; the keeper's (pid 1 inside) was there from the start. A process that ended as it
+        // was listed may remove its own on its way out (`force`: already gone is as good).
         const owner = name.match(CLOCK_SHARE)?.[1];
         if (owner === undefined || owner === '1') return owner === undefined;
-        unlinkSync(`/proc/${pid}/root/dev/shm/${name}`);
+        rmSync(`/proc/${pid}/root/dev/shm/${name}`, { force: true });
         return false;
       });
       if (shm.length > 0) return `/dev/shm holds ${shm[0]}`;

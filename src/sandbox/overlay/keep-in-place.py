@@ -70,10 +70,11 @@ def check_dev(init, dev_extra):
     other = [name for name in shm if not CLOCK_SHARE.match(name)]
     if other:
         raise Refused('/dev/shm holds %s' % other[0])
-    for name in state:
-        os.unlink(os.path.join(dev, name))
-    for name in shm:
-        os.unlink(os.path.join(dev, 'shm', name))
+    for path in [os.path.join(dev, name) for name in state] + [os.path.join(dev, 'shm', name) for name in shm]:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 def keep_box(req, init, fds, last_pid):
     """Keeps the sandbox at req['dir'] as it is (see the header); raises Refused, changing nothing but
