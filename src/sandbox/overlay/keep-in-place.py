@@ -53,10 +53,11 @@ def check_dev(init, dev_extra):
     if missing:
         raise Refused('/dev/%s is gone' % missing[0])
     root = os.lstat(dev)
-    for name in ('', 'shm'):
-        st = os.lstat(os.path.join(dev, name))
-        if not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o755 or (st.st_uid, st.st_gid) != (root.st_uid, root.st_gid):
-            raise Refused('/dev/%s changed' % name)
+    shm_st = os.lstat(os.path.join(dev, 'shm'))
+    if stat.S_IMODE(root.st_mode) != 0o755:
+        raise Refused('/dev changed')
+    if not stat.S_ISDIR(shm_st.st_mode) or stat.S_IMODE(shm_st.st_mode) != 0o755 or (shm_st.st_uid, shm_st.st_gid) != (root.st_uid, root.st_gid):
+        raise Refused('/dev/shm changed')
     for path in (dev, os.path.join(dev, 'shm')):
         if os.listxattr(path, follow_symlinks=False):
             raise Refused('%s has an extended attribute' % path[len(dev) - 4:])
@@ -90,4 +91,4 @@ def keep_box(req, init, fds, last_pid):
         setns(fds['ipc'], CLONE_NEWIPC, 'ipc')
         check_ipc(queues)
         set_last_pid(last_pid)
-    in_shared_child(fds, renumber)
+    in_pid_namespace(fds, renumber, 'the keep')

@@ -234,6 +234,8 @@ def fork_into(fds, r, w, work):
 CLONE_VM, CLONE_VFORK = 0x100, 0x4000
 SHARED_CHILD = userns_fd is not None and getattr(sys, '_is_gil_enabled', lambda: True)()
 SHARED_STACK = ctypes.create_string_buffer(1 << 20) if SHARED_CHILD else None
+# The helper's own pid namespace, to come back to after each child's start (opened once).
+OWN_PID_NS = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC) if SHARED_CHILD else None
 CloneFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 libc.clone.argtypes = [CloneFn, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
 
@@ -250,16 +252,12 @@ def in_shared_child(fds, work):
         return 0
     fn = CloneFn(body)
     top = (ctypes.addressof(SHARED_STACK) + len(SHARED_STACK) - 64) & ~15
-    own = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
+    setns(fds['pid'], CLONE_NEWPID, 'pid')
     try:
-        setns(fds['pid'], CLONE_NEWPID, 'pid')
-        try:
-            pid = libc.clone(fn, ctypes.c_void_p(top), CLONE_VM | CLONE_VFORK | signal.SIGCHLD, None)
-            err = ctypes.get_errno()
-        finally:
-            setns(own, CLONE_NEWPID, 'own pid')
+        pid = libc.clone(fn, ctypes.c_void_p(top), CLONE_VM | CLONE_VFORK | signal.SIGCHLD, None)
+        err = ctypes.get_errno()
     finally:
-        os.close(own)
+        setns(OWN_PID_NS, CLONE_NEWPID, 'own pid')
     if pid < 0:
         raise OSError(err, 'clone: ' + os.strerror(err))
     os.waitpid(pid, 0)
