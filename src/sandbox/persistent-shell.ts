@@ -4,10 +4,10 @@ import {
   MAX_STATE_BYTES,
   RENEW_COMMAND,
   returnToCwd,
-  ShellRequest,
   STATE_EXPORT_COMMAND,
   stateImportCommand,
 } from './shell-protocol.js';
+import { ShellRequest } from './shell-request.js';
 
 /** A running `bash` of some backend, as a persistent shell drives it. */
 export interface ShellProcess {

@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../core/shell-quote.js';
 import { LEFTOVER_PROCESSES_COMMAND } from './leftover-processes.js';
-import { OutputBuffer } from './output-buffer.js';
 
 /**
  * The protocol of a persistent bash session, the same on every backend (design notes:
  * docs/architecture/sandbox-internals.md#the-persistent-shell).
  *
  * The long-lived bash is a **controller** that never evaluates a command: it reads one request at a
- * time from its input descriptor (the command up to a NUL byte, then a fresh random nonce line),
- * runs the command in a forked child, waits for it, and prints `nonce:exit-code:cwd` + NUL. The
+ * time from its input descriptor (the command up to a NUL byte, then a fresh random nonce of
+ * {@link NONCE_LENGTH} characters), runs the command in a forked child, waits for it, reads the
+ * nonce, and prints `nonce:exit-code:cwd` + NUL. The
  * child holds no copy of the controller's input (stdin is /dev/null and every other inherited
  * descriptor is closed before anything runs), so the nonce that waits there is out of its reach;
  * the backend starts the controller non-dumpable, so its memory, its descriptors and ptrace are
@@ -169,8 +168,9 @@ builtin exit "$1"
  * file cannot hold it), and keeps the previous one when there is none. An empty command needs no
  * child: it is answered at once (exit code 0), which is how a new shell shows it is ready. The
  * {@link LEFTOVER_PROCESSES_COMMAND} needs none either: the controller runs that fixed, read-only
- * scan of /proc itself (it evaluates nothing of the request, it only compares it), so a caller
- * waiting for background jobs pays no state restore and no fork per check. One line, so that the
+ * scan of /proc itself (it evaluates nothing of the request, it only compares it with the scan's
+ * {@link WIRE_TOKENS} token), so a caller waiting for background jobs pays no state restore and no
+ * fork per check. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
 function controllerScript(prelude: string, self: string | undefined, restart: ControllerRestart): string {
@@ -185,13 +185,13 @@ for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$_
 : >| "${STATE_FILE}";
 ${keeps ? BASELINE_KEPT_OR_FORK : BASELINE_FORK}
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-if [[ -z $__ic_c ]]; then __ic_r=0; elif ${self ? `[[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(LEFTOVER_PROCESSES_COMMAND)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
-IFS= read -r -u "$__ic_i" __ic_n || break;
-if [[ $__ic_c == ${shellQuote(STATE_EXPORT_COMMAND)} ]]; then ${STATE_EXPORT} fi;
+if [[ -z $__ic_c ]]; then __ic_r=0; elif ${self ? `[[ $__ic_c == ${shellQuote(WIRE_TOKENS.renew)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(WIRE_TOKENS.leftover)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(WIRE_TOKENS.export)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+IFS= read -r -N ${NONCE_LENGTH} -u "$__ic_i" __ic_n || break;
+if [[ $__ic_c == ${shellQuote(WIRE_TOKENS.export)} ]]; then ${STATE_EXPORT} fi;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
 ${baselineRead(keeps)}
-${self ? `if [[ $__ic_c == ${shellQuote(RENEW_COMMAND)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `${CARRY} builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
+${self ? `if [[ $__ic_c == ${shellQuote(WIRE_TOKENS.renew)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `${CARRY} builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
 done; break; done`);
 }
 
@@ -241,13 +241,30 @@ if ((__ic_z == 0)); then __ic_r=0; break; fi; builtin kill -9 -1; done; builtin 
  */
 export const STATE_EXPORT_COMMAND = '# intercode: export the session state';
 
+/** Characters of a request's nonce (`__IC_` and 32 hex digits): the controller reads it in one call. */
+export const NONCE_LENGTH = 37;
+
+/**
+ * The requests the controller answers itself, as they travel to it: a short comment line in place
+ * of each fixed text callers send ({@link RENEW_COMMAND}, {@link STATE_EXPORT_COMMAND},
+ * {@link LEFTOVER_PROCESSES_COMMAND}; `wireCommand` in `shell-request.ts`). The controller reads a
+ * request's command a byte per system call (it must not read past the NUL that ends it), so the
+ * leftover-process scan's 600 bytes cost more than the scan itself; a token costs a few. A command
+ * that is a token itself travels with a space in front: still a comment, run as any command.
+ */
+export const WIRE_TOKENS = {
+  renew: '#!ic renew',
+  export: '#!ic export',
+  leftover: '#!ic leftover',
+} as const;
+
 /** The largest session state that is exported, bytes. */
 export const MAX_STATE_BYTES = 16 * 1024 * 1024;
 /** The most fields a session state that is exported may have (the directory stack is one field per entry). */
 const MAX_STATE_FIELDS = 4_096;
 
 /**
- * The export, run by the controller after it has read the request's nonce line (so that a state
+ * The export, run by the controller after it has read the request's nonce (so that a state
  * file swapped for a link to the controller's own input finds nothing there to read). The file is
  * opened read-write and read with a 1 s timeout per field, as the controller reads the directory:
  * a FIFO put in its place cannot hold the controller.
@@ -295,64 +312,4 @@ export function controllerArgs(
  */
 export function returnToCwd(cwd: string, initial: string): string {
   return cwd === initial ? '' : `cd -- ${shellQuote(cwd)} 2>/dev/null`;
-}
-
-/** The end of a command's reply: its exit code and the shell's working directory after it. */
-export interface ReplyEnd {
-  readonly exitCode: number;
-  readonly cwd: string;
-}
-
-/**
- * One command in flight: its request bytes, and the scanner of the shell's reply stream that keeps
- * the command's output (capped) and finds the nonce that ends it. Bytes that could be the start of
- * the nonce are held back until the next chunk decides.
- */
-export class ShellRequest {
-  readonly #nonce: Buffer;
-  readonly output: OutputBuffer;
-  #pending: Buffer = Buffer.alloc(0);
-
-  constructor(maxOutputBytes: number) {
-    this.#nonce = Buffer.from(`__IC_${randomBytes(16).toString('hex')}`);
-    this.output = new OutputBuffer(maxOutputBytes);
-  }
-
-  /** What to write to the controller: the command (NUL bytes removed), then the nonce line. */
-  request(command: string): Buffer {
-    return Buffer.from(`${command.replaceAll('\0', '')}\0${this.#nonce.toString()}\n`);
-  }
-
-  /** Takes a chunk of the reply stream; returns the end of the reply once the nonce line is complete. */
-  push(chunk: Buffer): ReplyEnd | undefined {
-    let data = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
-    const at = data.indexOf(this.#nonce);
-    if (at >= 0) {
-      const end = data.indexOf(0, at + this.#nonce.length);
-      this.output.push(data.subarray(0, at));
-      if (end < 0) {
-        this.#pending = Buffer.from(data.subarray(at));
-        return undefined;
-      }
-      this.#pending = Buffer.alloc(0);
-      const [code, ...cwdParts] = data
-        .subarray(at + this.#nonce.length + 1, end)
-        .toString()
-        .split(':');
-      return { exitCode: Number(code), cwd: cwdParts.join(':') };
-    }
-    const keep = this.#nonce.length - 1;
-    if (data.length > keep) {
-      this.output.push(data.subarray(0, data.length - keep));
-      data = data.subarray(data.length - keep);
-    }
-    this.#pending = Buffer.from(data);
-    return undefined;
-  }
-
-  /** The shell ended without a reply: the bytes held back belong to the output after all. */
-  flush(): void {
-    this.output.push(this.#pending);
-    this.#pending = Buffer.alloc(0);
-  }
 }

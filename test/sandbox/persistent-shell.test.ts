@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PersistentShell, type ShellProcess } from '../../src/sandbox/persistent-shell.js';
-import { RENEW_COMMAND } from '../../src/sandbox/shell-protocol.js';
+import { RENEW_COMMAND, WIRE_TOKENS } from '../../src/sandbox/shell-protocol.js';
 
 // The persistent shell's reset in place against a scripted controller (the protocol of
-// shell-protocol.ts: `command NUL nonce LF` in, `nonce:exit-code:cwd NUL` out): every renewal that
+// shell-protocol.ts: `command NUL nonce` in, `nonce:exit-code:cwd NUL` out): every renewal that
 // does not happen says why, and the reset then starts a new shell. The real controller's side is
 // tested in real sandboxes (test/sandbox/bwrap-renew-in-place.test.ts).
 
@@ -29,10 +29,12 @@ function scriptedController(script: Script, log: string[]) {
           log.push('go');
           return;
         }
-        const [command = '', nonceLine = ''] = text.split('\0');
+        const [wire = '', nonce = ''] = text.split('\0');
+        // The renewal request travels as its token (`wireCommand`), as the real controller reads it.
+        const command = wire === WIRE_TOKENS.renew ? RENEW_COMMAND : wire;
         log.push(command === RENEW_COMMAND ? 'renew-command' : `run:${command}`);
         const code = script.answer(command);
-        setImmediate(() => onData(Buffer.from(`${nonceLine.trim()}:${code}:/\0`)));
+        setImmediate(() => onData(Buffer.from(`${nonce}:${code}:/\0`)));
       },
       kill: () => exit(null),
       exited,
