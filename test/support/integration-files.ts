@@ -77,6 +77,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/sandbox/bwrap-debian-conformance.test.ts',
   'test/sandbox/bwrap-renew-in-place.test.ts',
   'test/sandbox/bwrap-trusted-keep.test.ts',
+  'test/sandbox/locale-archive.test.ts',
   'test/sandbox/shell-request.test.ts',
   // The mount helper started from a folder with modules named as the standard library's.
   'test/sandbox/host-python.test.ts',

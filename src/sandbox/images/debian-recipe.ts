@@ -22,6 +22,13 @@ export const DPKG_OPTIONS = [
  */
 export const SETUP_HOOKS = ['mkdir -p "$1/usr/share/man/man1"'];
 
+/**
+ * Run once the packages are in: the C.UTF-8 locale (every sandbox's `LANG`) also goes into the
+ * locale archive, so a program loads it with one mapping instead of a file per category (see
+ * `locale-archive.ts`, which does the same for the `host` image).
+ */
+export const CUSTOMIZE_HOOKS = ['chroot "$1" localedef --add-to-archive /usr/lib/locale/C.utf8'];
+
 const ARCHITECTURES: Record<string, string> = {
   x64: 'amd64',
   arm64: 'arm64',
@@ -44,7 +51,7 @@ export function debianImageKey(profile: RootProfile, architecture = debianArchit
   const customize = profile.customize ?? [];
   return createHash('sha256')
     .update(
-      `${BUILDER_VERSION}\n${DEBIAN_SUITE}\n${architecture}\n${DPKG_OPTIONS.join('\n')}\n${SETUP_HOOKS.join('\n')}\n${packages.join(' ')}\n`,
+      `${BUILDER_VERSION}\n${DEBIAN_SUITE}\n${architecture}\n${DPKG_OPTIONS.join('\n')}\n${SETUP_HOOKS.join('\n')}\n${CUSTOMIZE_HOOKS.join('\n')}\n${packages.join(' ')}\n`,
     )
     .update(customize.length > 0 ? `customize\n${customize.join('\n')}\n` : '')
     .digest('hex')

@@ -10,7 +10,13 @@ import {
   debianImagePaths,
   debianImagesDir,
 } from './debian-image.js';
-import { DEBIAN_SUITE, DPKG_OPTIONS, debianArchitecture, SETUP_HOOKS } from './debian-recipe.js';
+import {
+  CUSTOMIZE_HOOKS,
+  DEBIAN_SUITE,
+  DPKG_OPTIONS,
+  debianArchitecture,
+  SETUP_HOOKS,
+} from './debian-recipe.js';
 import { type RootProfile, rootProfile } from './image-profiles.js';
 import { installedPackages } from './installed-packages.js';
 import { removeTree } from './remove-tree.js';
@@ -116,7 +122,7 @@ async function build(
         ...DPKG_OPTIONS.map((option) => `--dpkgopt=${option}`),
         '--aptopt=APT::Install-Recommends "false"',
         ...SETUP_HOOKS.map((hook) => `--setup-hook=${hook}`),
-        ...(profile.customize ?? []).map((hook) => `--customize-hook=${hook}`),
+        ...[...CUSTOMIZE_HOOKS, ...(profile.customize ?? [])].map((hook) => `--customize-hook=${hook}`),
         DEBIAN_SUITE,
         rootfs,
         ...mirror.args,

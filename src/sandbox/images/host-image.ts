@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from '../../core/host/cache-dir.js';
+import { buildLocaleFolder, builtLocaleFolder, localeFingerprint } from './locale-archive.js';
 
 /** Host directories shown read-only in `host` image sandboxes. */
 const SYSTEM_DIRS = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'] as const;
@@ -61,8 +62,17 @@ const SYNTHETIC_ETC: Record<string, string> = {
 /** The layout of the `host` image: one synthetic lower directory plus read-only binds of host dirs. */
 export interface HostImage {
   readonly lower: string;
-  /** Host directories bound read-only at the same path. */
-  readonly binds: readonly string[];
+  /**
+   * Host directories bound read-only at the same path, then the image's locale folder at
+   * /usr/lib/locale when it has one (`locale-archive.ts`).
+   */
+  readonly binds: readonly (string | { readonly source: string; readonly target: string })[];
+}
+
+/** The binds of a host image built at `dir`: the system directories, then its locale folder. */
+function imageBinds(dir: string, systemDirs: readonly string[]): HostImage['binds'] {
+  const locale = builtLocaleFolder(dir);
+  return locale === null ? systemDirs : [...systemDirs, { source: locale, target: '/usr/lib/locale' }];
 }
 
 function etcEntries(): string[] {
@@ -80,7 +90,7 @@ function etcEntries(): string[] {
 }
 
 function fingerprint(entries: readonly string[]): string {
-  const hash = createHash('sha256').update('host-image-v1\n');
+  const hash = createHash('sha256').update('host-image-v2\n');
   for (const dir of SYSTEM_DIRS) {
     const path = `/${dir}`;
     if (!existsSync(path)) continue;
@@ -91,6 +101,7 @@ function fingerprint(entries: readonly string[]): string {
     hash.update(`${name}:${stat?.mtimeMs ?? 0}:${stat?.size ?? 0}\n`);
   }
   for (const [name, text] of Object.entries(SYNTHETIC_ETC)) hash.update(`${name}=${text}`);
+  hash.update(`locale:${localeFingerprint()}\n`);
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -106,7 +117,7 @@ export function prepareHostImage(): HostImage {
     const path = `/${name}`;
     return existsSync(path) && !lstatSync(path).isSymbolicLink();
   }).map((name) => `/${name}`);
-  if (existsSync(join(dir, 'complete'))) return { lower: join(dir, 'root'), binds };
+  if (existsSync(join(dir, 'complete'))) return { lower: join(dir, 'root'), binds: imageBinds(dir, binds) };
 
   const building = `${dir}.tmp-${process.pid}`;
   const staging = join(building, 'root');
@@ -153,6 +164,7 @@ export function prepareHostImage(): HostImage {
   }
   if (!existsSync(join(staging, 'etc', 'mtab')))
     symlinkSync('/proc/self/mounts', join(staging, 'etc', 'mtab'));
+  buildLocaleFolder(building);
   writeFileSync(join(building, 'complete'), '');
   try {
     renameSync(building, dir);
@@ -160,5 +172,5 @@ export function prepareHostImage(): HostImage {
     // Another process built it first.
     rmSync(building, { recursive: true, force: true });
   }
-  return { lower: join(dir, 'root'), binds };
+  return { lower: join(dir, 'root'), binds: imageBinds(dir, binds) };
 }
