@@ -141,11 +141,16 @@ def read_line(fd, limit=200):
 
 
 NONCE = read_line(HOST_IN).decode()
+FRAME_START = NONCE.encode() + b' '
 
 
 def host_recv():
-    nonce, _, size = read_line(HOST_IN).decode().partition(' ')
-    if nonce != NONCE or not size.isdigit() or int(size) > MAX_FRAME:
+    # The nonce and its space have a known length: one read, not one per byte (only the size, whose
+    # length varies, is read a byte at a time, so nothing past the header is read ahead).
+    if read_exact(HOST_IN, len(FRAME_START)) != FRAME_START:
+        raise ValueError('bad frame from host')
+    size = read_line(HOST_IN, 20).decode()
+    if not size.isdigit() or int(size) > MAX_FRAME:
         raise ValueError('bad frame from host')
     return json.loads(read_exact(HOST_IN, int(size)))
 
