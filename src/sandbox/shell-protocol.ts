@@ -93,10 +93,11 @@ const BASELINE_FORK = `( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BAS
  * {@link CARRY}) it keeps the baseline it read at its first start (the same controller script, env
  * and prelude, the same state: the same bytes) and writes its files again from memory (a renewal's
  * /dev is new) instead of forking the subshell; its first start forks it. What it keeps of the
- * names file is read with the baseline (`baselineRead`).
+ * names file is read with the baseline (`baselineRead`). The names go out as one string: bash writes
+ * its standard output a line at a time, so printing them one per line would cost a system call each.
  */
 const BASELINE_KEPT_OR_FORK = `if [[ -n \${__ic_k-} ]]; then
-builtin printf '%s\\0' "\${__ic_bl[@]}" "\${__ic_bn[@]}" >| "${BASELINE_FILE}"; builtin printf '%s\\n' "\${__ic_nm[@]}" >| "${NAMES_FILE}"; __ic_p='';
+builtin printf '%s\\0' "\${__ic_bl[@]}" "\${__ic_bn[@]}" >| "${BASELINE_FILE}"; builtin printf -v __ic_x '%s\\n' "\${__ic_nm[@]}"; builtin printf '%s' "$__ic_x" >| "${NAMES_FILE}"; __ic_p='';
 else ${BASELINE_FORK} fi;`;
 
 /**
