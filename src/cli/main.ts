@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { reportError } from './cli-error.js';
+import { COMMAND_SUMMARIES, summaryName } from './command-summaries.js';
 import { EXIT } from './exit-codes.js';
 import { installInterruptHandlers } from './interrupt.js';
 
@@ -32,25 +33,58 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['worker', async () => (await import('./commands/worker-command.js')).registerWorker],
 ];
 
+/** The top-level program: name, description, version, one-line usage errors; no subcommand yet. */
+function rootProgram(): Command {
+  return (
+    new Command('intercode')
+      .description('Interactive coding benchmarks as reinforcement-learning environments')
+      .version(packageVersion())
+      .exitOverride()
+      // One line per usage error (DESIGN §9), the pointer to --help on the same line.
+      .configureOutput({
+        outputError: (text, write) =>
+          write(`intercode: ${text.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`),
+      })
+  );
+}
+
 /**
  * Builds the command tree; one file per subcommand. With `only` (the name a command line starts
- * with), just that subcommand is loaded; otherwise (top-level help, an unknown name) all of them.
+ * with), just that subcommand is loaded; otherwise all of them.
  */
 export async function createProgram(only?: string): Promise<Command> {
-  const program = new Command('intercode')
-    .description('Interactive coding benchmarks as reinforcement-learning environments')
-    .version(packageVersion())
-    .exitOverride()
-    // One line per usage error (DESIGN §9), the pointer to --help on the same line.
-    .configureOutput({
-      outputError: (text, write) =>
-        write(`intercode: ${text.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`),
-    });
+  const program = rootProgram();
   const chosen = COMMANDS.filter(([name]) => name === only);
   const registers = await Promise.all((chosen.length > 0 ? chosen : COMMANDS).map(([, load]) => load()));
   for (const register of registers) register(program);
   for (const command of program.commands) command.exitOverride();
   return program;
+}
+
+/**
+ * The program for a command line that names no subcommand (top-level help, `--version`, an unknown
+ * name): each subcommand only as the top-level help shows it (`COMMAND_SUMMARIES`), none loaded.
+ */
+export function createSummaryProgram(): Command {
+  const program = rootProgram();
+  const terms = new Map<string, string>();
+  for (const summary of COMMAND_SUMMARIES) {
+    const name = summaryName(summary);
+    terms.set(name, summary.term);
+    program.command(name).description(summary.description).exitOverride();
+  }
+  const help = program.createHelp();
+  program.configureHelp({
+    subcommandTerm: (command) => terms.get(command.name()) ?? help.subcommandTerm(command),
+  });
+  return program;
+}
+
+/** The subcommand a command line runs (`run …`, `help run`), if it names one. */
+function namedCommand(argv: readonly string[]): string | undefined {
+  const named = (word: string | undefined) => COMMANDS.some(([name]) => name === word);
+  if (named(argv[0])) return argv[0];
+  return argv[0] === 'help' && named(argv[1]) ? argv[1] : undefined;
 }
 
 /** Entry point of `bin/intercode`. */
@@ -60,7 +94,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   process.removeAllListeners('warning');
   process.on('warning', (warning) => process.stderr.write(`intercode: warning: ${warning.message}\n`));
   try {
-    const program = await createProgram(argv[0]);
+    const only = namedCommand(argv);
+    const program = only === undefined ? createSummaryProgram() : await createProgram(only);
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
