@@ -34,11 +34,11 @@ try {
   const wall = await playAtOnce(envs, loaded.tasks, count, plan.definition.goldActions);
   const own = process.cpuUsage(own0);
   const perEpisode = (value) => (value / count).toFixed(2);
-  console.log(
+  process.stdout.write(
     `${dataset} concurrency ${concurrency}${kept === 'kept' ? ', gold kept' : ''}: ` +
       `${((count / wall) * 1000).toFixed(1)} episodes/s, machine CPU ${perEpisode((busy() - busy0) * 10)} ms/episode, ` +
       `this process ${perEpisode((own.user + own.system) / 1000)} ms/episode, ` +
-      `${((processes() - processes0) / count).toFixed(1)} processes/episode`,
+      `${((processes() - processes0) / count).toFixed(1)} processes/episode\n`,
   );
 } finally {
   await Promise.all(envs.map((env) => env.close()));
