@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BwrapProvider, ensureDebianImage, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import { ensureDebianImage, type Sandbox } from '../../src/sandbox/index.js';
+import { suiteSandbox } from '../support/suite-sandbox.js';
 
 // Every sandbox runs with LANG=C.UTF-8; the host and debian images hold that locale in the locale
 // archive too (`locale-archive.ts`, the debian recipe's customize hook), so a program maps one
@@ -36,30 +37,21 @@ describe.each([
   ['host', 'host'],
   ['debian (bash profile)', 'debian'],
 ])('the C.UTF-8 locale in the %s image', (_name, image) => {
-  const provider = new BwrapProvider();
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
+  const sandbox = suiteSandbox({ image }, async () => {
     if (image === 'debian') await ensureDebianImage('bash');
-    sandbox = await provider.create({ image });
-  }, 600_000);
-
-  afterAll(async () => {
-    await sandbox?.close();
-    await provider.close();
   });
 
   it('is read from the locale archive, also after a reset', async () => {
     // The host machine of the suite is Debian 12, whose libc-bin ships the C.utf8 folder.
     expect(existsSync('/usr/lib/locale/C.utf8')).toBe(true);
-    expect(await mapsArchive(sandbox)).toBe(true);
-    await sandbox.reset();
-    expect(await mapsArchive(sandbox)).toBe(true);
+    expect(await mapsArchive(sandbox())).toBe(true);
+    await sandbox().reset();
+    expect(await mapsArchive(sandbox())).toBe(true);
   });
 
   it('shows commands what the locale folder shows them', async () => {
-    const fromArchive = await outputs(sandbox, '');
-    const fromFolder = await outputs(sandbox, 'export LOCPATH=/usr/lib/locale; ');
+    const fromArchive = await outputs(sandbox(), '');
+    const fromFolder = await outputs(sandbox(), 'export LOCPATH=/usr/lib/locale; ');
     expect(fromArchive).toEqual(fromFolder);
     expect(fromArchive[0]).toBe('0:2\n');
     expect(fromArchive[1]).toBe('0:UTF-8\n');

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BwrapProvider, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { LEFTOVER_PROCESSES_COMMAND } from '../../src/sandbox/leftover-processes.js';
 import {
   NONCE_LENGTH,
@@ -8,6 +7,7 @@ import {
   WIRE_TOKENS,
 } from '../../src/sandbox/shell-protocol.js';
 import { ShellRequest, wireCommand } from '../../src/sandbox/shell-request.js';
+import { suiteSandbox } from '../support/suite-sandbox.js';
 
 describe('a shell request on the wire', () => {
   it('sends the fixed requests as their tokens, a token itself with a space, the rest as it is', () => {
@@ -40,20 +40,10 @@ describe('a shell request on the wire', () => {
 });
 
 describe('the controller and the tokens (bwrap)', () => {
-  const provider = new BwrapProvider();
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    sandbox = await provider.create({ image: 'host' });
-  });
-
-  afterAll(async () => {
-    await sandbox?.close();
-    await provider.close();
-  });
+  const sandbox = suiteSandbox({ image: 'host' });
 
   it('runs a command that is a token as the comment it is, and answers the scan sent as its text', async () => {
-    const session = sandbox.session();
+    const session = sandbox().session();
     await session.run('export KEEP=1; sleep 30 &');
     for (const token of Object.values(WIRE_TOKENS)) {
       const result = await session.run(token);

@@ -59,6 +59,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/envs/python/python-judge.test.ts',
   'test/envs/python/python-env.warm-pool.test.ts',
   'test/envs/python/python-frozen-fork.test.ts',
+  'test/envs/python/python-driver-frames.test.ts',
   'test/envs/python/driver-bytecode.test.ts',
   'test/harness/bench/env-bench.test.ts',
   'test/harness/bench/kept-gold-bench.test.ts',
