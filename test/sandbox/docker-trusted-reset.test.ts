@@ -11,10 +11,14 @@ import { describeDockerMissing, dockerUnavailable } from './docker-gate.js';
 const unavailable = await dockerUnavailable();
 const image = process.env.INTERCODE_DOCKER_TEST_IMAGE ?? 'debian';
 
-/** The shell's pid, its command's, a child's of that, and how many processes the container has. */
+/**
+ * The shell's pid, its command's, a child's of that, and how many processes the container has, counted by the shell's
+ * child itself (a pipeline such as `ls /proc | grep -c` counted its own grep or not, as the two
+ * raced: CI saw 5 and 6 under load).
+ */
 async function pidsOf(sandbox: DockerSandbox): Promise<string> {
-  return (await sandbox.session().run('echo $$ $BASHPID; sh -c "echo \\$\\$"; ls /proc | grep -c "^[0-9]"'))
-    .output;
+  const count = 'n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo $n';
+  return (await sandbox.session().run(`echo $$ $BASHPID; sh -c "echo \\$\\$"; ${count}`)).output;
 }
 
 if (unavailable) {
