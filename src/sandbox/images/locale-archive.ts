@@ -46,27 +46,36 @@ function treeBytes(path: string, limit: number): number {
   return total;
 }
 
+function isLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+}
+
 function archiveHolds(name: string): boolean {
   const listed = spawnSync('localedef', ['--list-archive'], { encoding: 'utf8', timeout: 10_000 });
   return listed.status === 0 && listed.stdout.split('\n').includes(name);
 }
 
 /**
- * Builds under `into` a copy of the host's locale folder whose archive also holds C.UTF-8, for the
+ * Builds under `into` a copy of the host's locale folder (`hostFolder`: /usr/lib/locale but in tests)
+ * whose archive also holds C.UTF-8, for the
  * `host` image to show at /usr/lib/locale; its path, or null when the host needs none (no C.UTF-8
  * folder, or an archive that holds it already) or it cannot be made (no `localedef`, a folder past
  * 64 MiB): sandboxes then load the locale from its folder, as before.
  */
-export function buildLocaleFolder(into: string): string | null {
-  const folder = join(LOCALE_DIR, C_UTF8);
+export function buildLocaleFolder(into: string, hostFolder = LOCALE_DIR): string | null {
+  const folder = join(hostFolder, C_UTF8);
+  const archive = join(hostFolder, 'locale-archive');
   if (!existsSync(folder)) return null;
-  if (existsSync(join(LOCALE_DIR, 'locale-archive')) && archiveHolds(C_UTF8)) return null;
+  // A link (the folder, or its archive) is left alone: copied as a link, localedef would write
+  // through it into the host's own file.
+  if (isLink(hostFolder) || isLink(archive)) return null;
+  if (existsSync(archive) && archiveHolds(C_UTF8)) return null;
   const prefix = join(into, 'locale');
   const copy = join(prefix, LOCALE_DIR);
   try {
-    if (treeBytes(LOCALE_DIR, MAX_COPY_BYTES) > MAX_COPY_BYTES) return null;
+    if (treeBytes(hostFolder, MAX_COPY_BYTES) > MAX_COPY_BYTES) return null;
     mkdirSync(copy, { recursive: true, mode: 0o755 });
-    cpSync(LOCALE_DIR, copy, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+    cpSync(hostFolder, copy, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
     const added = spawnSync('localedef', ['--prefix', prefix, '--add-to-archive', folder], {
       stdio: 'ignore',
       timeout: 60_000,
