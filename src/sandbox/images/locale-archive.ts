@@ -50,8 +50,9 @@ function isLink(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 }
 
-function archiveHolds(name: string): boolean {
-  const listed = spawnSync('localedef', ['--list-archive'], { encoding: 'utf8', timeout: 10_000 });
+/** Whether the locale archive at `archive` holds the locale `name`. */
+function archiveHolds(archive: string, name: string): boolean {
+  const listed = spawnSync('localedef', ['--list-archive', archive], { encoding: 'utf8', timeout: 10_000 });
   return listed.status === 0 && listed.stdout.split('\n').includes(name);
 }
 
@@ -69,7 +70,7 @@ export function buildLocaleFolder(into: string, hostFolder = LOCALE_DIR): string
   // A link (the folder, or its archive) is left alone: copied as a link, localedef would write
   // through it into the host's own file.
   if (isLink(hostFolder) || isLink(archive)) return null;
-  if (existsSync(archive) && archiveHolds(C_UTF8)) return null;
+  if (existsSync(archive) && archiveHolds(archive, C_UTF8)) return null;
   const prefix = join(into, 'locale');
   const copy = join(prefix, LOCALE_DIR);
   try {

@@ -59,6 +59,19 @@ describe('the host image’s locale folder', () => {
     expect(builtLocaleFolder(image)).toBeNull();
   });
 
+  it('is not made when the host folder’s own archive holds C.utf8 already', () => {
+    const host = hostCopy();
+    const prefix = temp();
+    mkdirSync(join(prefix, 'usr/lib/locale'), { recursive: true });
+    expect(
+      spawnSync('localedef', ['--prefix', prefix, '--add-to-archive', join(host, 'C.utf8')]).status,
+    ).toBe(0);
+    cpSync(join(prefix, 'usr/lib/locale/locale-archive'), join(host, 'locale-archive'));
+    const image = temp();
+    expect(buildLocaleFolder(image, host)).toBeNull();
+    expect(builtLocaleFolder(image)).toBeNull();
+  });
+
   it('is not made when the host has no C.utf8 folder', () => {
     const image = temp();
     expect(buildLocaleFolder(image, temp())).toBeNull();
