@@ -49,6 +49,8 @@ export interface EnvOpenOptions<Config extends EnvConfig = EnvConfig> {
   readonly config: Config;
   /** Time limit of one agent action, ms (each env has its default). */
   readonly actionTimeoutMs?: number;
+  /** Envs the run will play on at once (what the factory may prepare ahead of need), default 1. */
+  readonly concurrency?: number;
 }
 
 /** Makes envs for one run; what they share (a database server, prepared databases) lives here. */

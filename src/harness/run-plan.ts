@@ -149,8 +149,12 @@ export class RunPlan {
    * is one error now, not a failed episode each), then starts what the envs share (a database
    * engine and its server). Whatever fails, nothing is left running. `goldCache`: the sandbox envs'
    * gold cache on or off (default: on in deterministic mode; the bench measures without it).
+   * `concurrency`: envs the run plays on at once, which a SQL engine prepares for ahead of need.
    */
-  async open(dataset: Dataset, options: { readonly goldCache?: boolean } = {}): Promise<OpenedRun> {
+  async open(
+    dataset: Dataset,
+    options: { readonly goldCache?: boolean; readonly concurrency?: number } = {},
+  ): Promise<OpenedRun> {
     const definition = this.definition;
     const { actionTimeoutMs } = this.config;
     const timeout = actionTimeoutMs !== undefined ? { actionTimeoutMs } : {};
@@ -165,6 +169,7 @@ export class RunPlan {
           ...(sql.handicap ? { handicap: true } : {}),
         },
         ...timeout,
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       });
       return openedRun(dataset, definition, factory, undefined, {
         dataset: dataset.id,

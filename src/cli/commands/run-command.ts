@@ -237,7 +237,7 @@ export function registerRun(program: Command): void {
           llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
       }
     }
-    const run = await plan.open(dataset);
+    const run = await plan.open(dataset, { concurrency: flags.concurrency ?? 1 });
     progress =
       process.stderr.isTTY && !flags.json && flags.agent !== 'human' ? new ProgressBarReporter() : undefined;
     const reporters: Reporter[] = [new SummaryReporter({ json: Boolean(flags.json) })];

@@ -68,7 +68,7 @@ export function registerWorker(program: Command): void {
           const agent = await workerAgent(meta.agent, plan, dataset, log);
           let run: Awaited<ReturnType<typeof plan.open>>;
           try {
-            run = await plan.open(dataset);
+            run = await plan.open(dataset, { concurrency: flags.concurrency });
           } catch (error) {
             await agent.closeAgent?.();
             throw error;

@@ -11,13 +11,14 @@ export async function openSqlEnvs({
   dataset,
   config,
   actionTimeoutMs,
+  concurrency,
 }: EnvOpenOptions<SqlEnvConfig>): Promise<EnvFactory> {
   const dump = dataset.assets.databaseDump;
   if (!dump) throw new DatasetError('DATASET_INVALID', `dataset ${dataset.id} has no database dump`);
   // Read while the server starts; a server engine of its own starts on the cached loaded data.
   const model = readMysqlDump(dump, { cacheDir: join(cacheDir(), 'sql', 'dumps') });
   model.catch(() => {});
-  const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl, model);
+  const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl, model, concurrency ?? 1);
   try {
     await engine.prepare(await model);
   } catch (error) {

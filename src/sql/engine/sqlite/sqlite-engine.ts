@@ -6,6 +6,7 @@ import { SqlEngineError } from '../sql-engine-error.js';
 import { type SqlitePristineSchema, sqlitePristineSchema } from './sqlite-catalogue.js';
 import { SqliteHost } from './sqlite-host.js';
 import { ensurePristineFiles } from './sqlite-pristine.js';
+import { SqliteProcess } from './sqlite-process.js';
 import { SqliteSession, type SqliteSessionLimits } from './sqlite-session.js';
 
 /** Options of the SQLite engine. */
@@ -25,7 +26,17 @@ export interface SqliteEngineOptions {
    * (default true; Spider's gold queries need it). False: SQLite's strict rule, an error.
    */
   readonly doubleQuotedStrings?: boolean;
+  /**
+   * Session processes started with the engine, ahead of need (default 0): the first hosts take them
+   * ready instead of waiting for a process to start (about 100 ms of CPU each), which then happens
+   * while the run reads its dataset and prepares its databases. One per environment a run will open
+   * (its concurrency); those never taken end with the engine. None is started again once taken.
+   */
+  readonly spareProcesses?: number;
 }
+
+/** The most session processes an engine starts ahead of need. */
+export const MAX_SPARE_PROCESSES = 8;
 
 interface Prepared {
   readonly name: string;
@@ -66,6 +77,8 @@ export class SqliteEngine implements SqlEngine {
   private readonly hosts = new WeakMap<object, SqliteHost>();
   private readonly limits: SqliteSessionLimits;
   private readonly cacheRoot: string | undefined;
+  /** Processes started ahead of need, not taken yet (see `spareProcesses`). */
+  private readonly spares: Promise<SqliteProcess>[] = [];
   private closed = false;
 
   constructor(options: SqliteEngineOptions = {}) {
@@ -77,6 +90,13 @@ export class SqliteEngine implements SqlEngine {
       replayTimeoutMs: options.replayTimeoutMs ?? 60_000,
       doubleQuotedStrings: options.doubleQuotedStrings ?? true,
     };
+    const spares = Math.min(MAX_SPARE_PROCESSES, Math.max(0, Math.floor(options.spareProcesses ?? 0)));
+    for (let i = 0; i < spares; i++) {
+      const spare = SqliteProcess.start(this.limits);
+      // A spare that did not start is never taken: the host starts its own and reports why.
+      spare.catch(() => undefined);
+      this.spares.push(spare);
+    }
   }
 
   async prepare(dump: DumpModel): Promise<void> {
@@ -116,17 +136,48 @@ export class SqliteEngine implements SqlEngine {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.sessions].map((session) => session.close()));
+    const spares = this.spares.splice(0);
+    await Promise.all([
+      ...[...this.sessions].map((session) => session.close()),
+      ...spares.map(async (spare) => {
+        const process = await spare.catch(() => undefined);
+        process?.kill();
+        await process?.finished;
+      }),
+    ]);
+  }
+
+  /** How many processes started ahead of need are not taken yet. */
+  get spareProcesses(): number {
+    return this.spares.length;
+  }
+
+  /**
+   * A session process for a host: a spare started ahead of need while one is left (and alive, once
+   * started), otherwise a new one.
+   */
+  private async startProcess(): Promise<SqliteProcess> {
+    const spare = this.spares.shift();
+    if (spare !== undefined) {
+      const process = await spare.catch(() => undefined);
+      if (process?.alive) return process;
+    }
+    return SqliteProcess.start(this.limits);
   }
 
   /** The process host of the sessions opened with `share`: a new one without it, or once the last has closed. */
   private host(share: object | undefined): SqliteHost {
-    if (share === undefined) return new SqliteHost(this.limits);
+    const start = () => this.startProcess();
+    if (share === undefined) return new SqliteHost(this.limits, undefined, start);
     let host = this.hosts.get(share);
     if (!host) {
-      host = new SqliteHost(this.limits, (closed) => {
-        if (this.hosts.get(share) === closed) this.hosts.delete(share);
-      });
+      host = new SqliteHost(
+        this.limits,
+        (closed) => {
+          if (this.hosts.get(share) === closed) this.hosts.delete(share);
+        },
+        start,
+      );
       this.hosts.set(share, host);
     }
     return host;

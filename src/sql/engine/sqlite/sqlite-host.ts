@@ -19,9 +19,11 @@ export class SqliteHost {
   #closed = false;
 
   constructor(
-    private readonly limits: SqliteProcessLimits,
+    limits: SqliteProcessLimits,
     /** Called once, when the last session has released its slot. */
     private readonly onClose: (host: SqliteHost) => void = () => undefined,
+    /** Starts a process (the engine's: it may hand over one started ahead of need). */
+    private readonly startProcess: () => Promise<SqliteProcess> = () => SqliteProcess.start(limits),
   ) {}
 
   /** A slot for a new session; the host stays up until it is released. */
@@ -69,7 +71,7 @@ export class SqliteHost {
   }
 
   #start(): void {
-    const starting: Promise<SqliteProcess> = SqliteProcess.start(this.limits).then((process) => {
+    const starting: Promise<SqliteProcess> = this.startProcess().then((process) => {
       if (this.#closed) process.kill();
       else if (this.#starting === starting) {
         this.#process = process;

@@ -3,11 +3,11 @@
  * in one SQLite session process: one process for all of them, still isolated, and a statement of one
  * that has to be killed costs the others nothing they can see.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMysqlDump } from '../../../../src/sql/dump/parse-mysql-dump.js';
 import type { QueryOutcome, SqlSession } from '../../../../src/sql/engine/sql-engine.js';
 import { SqliteEngine } from '../../../../src/sql/engine/sqlite/sqlite-engine.js';
+import { childProcesses as children, settledChildren } from '../../../support/child-processes.js';
 import { temporaryDir } from '../../../support/temp-dirs.js';
 
 const DUMP = parseMysqlDump(`CREATE DATABASE \`one\`;
@@ -28,30 +28,8 @@ function rows(outcome: QueryOutcome): unknown[][] {
   return outcome.rows;
 }
 
-/** The live child processes of this process (every thread's). */
-function children(): number[] {
-  const pids: number[] = [];
-  for (const task of readdirSync('/proc/self/task')) {
-    const text = readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim();
-    if (text) pids.push(...text.split(/\s+/).map(Number));
-  }
-  return pids.filter((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return !/^\S+ \(.*\) [ZX]/.test(stat);
-    } catch {
-      return false;
-    }
-  });
-}
-
 async function settled(expected: number, before: number[]): Promise<number> {
-  for (let i = 0; i < 100; i++) {
-    const added = children().filter((pid) => !before.includes(pid)).length;
-    if (added === expected) return added;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return children().filter((pid) => !before.includes(pid)).length;
+  return (await settledChildren(expected, before)).length;
 }
 
 const cache = temporaryDir('sqlite-shared');
