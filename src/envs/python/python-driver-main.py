@@ -65,7 +65,7 @@ def run(request):
             break
         if worker.ctl in ready:
             try:
-                data = worker.ctl.recv(1 << 20)
+                data = recv_chunk(worker.ctl)
             except OSError:
                 data = b''
             if not data:
@@ -278,7 +278,7 @@ def next_message(worker, seconds):
         if not ready:
             continue
         try:
-            data = worker.ctl.recv(1 << 20)
+            data = recv_chunk(worker.ctl)
         except OSError:
             return None
         if not data:

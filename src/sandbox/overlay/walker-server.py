@@ -152,7 +152,7 @@ def answer(walker, reply):
 
 def on_walker_output(walker):
     try:
-        chunk = os.read(walker.rep, 1 << 20)
+        chunk = read_chunk(walker.rep)
     except BlockingIOError:
         return
     if not chunk:

@@ -33,6 +33,12 @@ const TASKS: Task[] = [
   task('keep', 'def keep(items, kind):\n    return [x for x in items if isinstance(x, kind)]', [
     "assert keep([1, 'a', 2.5, 3], int) == [1, 3]",
   ]),
+  // Values past one read of the driver (1 MiB) each way: a 3 MiB string back from the agent's
+  // function, a 2 MiB argument to it.
+  task('big', "def big(n, pad=''):\n    return 'ab' * n + pad[:0]", [
+    "assert big(1_500_000) == 'ab' * 1_500_000",
+    "assert big(3, 'z' * 2_000_000) == 'ababab'",
+  ]),
   task('count', 'def count(x):\n    return x', [
     'assert count(1) == 1 or count(2) == 2',
     'assert count(3) == 3',
@@ -64,6 +70,8 @@ describe('the judge scores honest functions as upstream did', () => {
     expect(await play('chatty', fd)).toBe(1);
     // Different output: that test disagrees, as upstream's output comparison had it.
     expect(await play('chatty', 'def chatty(x):\n    print("took", x)\n    return x + 1')).toBe(0);
+    // A value of megabytes that differs in its last character.
+    expect(await play('big', "def big(n, pad=''):\n    return 'ab' * n + 'b'[:n % 2]")).toBe(0.5);
   });
 
   it('a stateful function is called exactly as the tests call it, even past a short-circuit', async ({
