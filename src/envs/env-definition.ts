@@ -49,7 +49,10 @@ export interface EnvOpenOptions<Config extends EnvConfig = EnvConfig> {
   readonly config: Config;
   /** Time limit of one agent action, ms (each env has its default). */
   readonly actionTimeoutMs?: number;
-  /** Envs the run will play on at once (what the factory may prepare ahead of need), default 1. */
+  /**
+   * Envs a run plays on at once, each for the whole run (what the factory prepares ahead of need);
+   * none: envs are made and closed on demand (a server's sessions).
+   */
   readonly concurrency?: number;
 }
 

@@ -149,7 +149,8 @@ export class RunPlan {
    * is one error now, not a failed episode each), then starts what the envs share (a database
    * engine and its server). Whatever fails, nothing is left running. `goldCache`: the sandbox envs'
    * gold cache on or off (default: on in deterministic mode; the bench measures without it).
-   * `concurrency`: envs the run plays on at once, which a SQL engine prepares for ahead of need.
+   * `concurrency`: envs the run plays on at once, each for the whole run, which a SQL engine prepares
+   * for ahead of need; without it envs come and go (a server's sessions), and SQLite keeps one process ready.
    */
   async open(
     dataset: Dataset,

@@ -18,7 +18,7 @@ export async function openSqlEnvs({
   // Read while the server starts; a server engine of its own starts on the cached loaded data.
   const model = readMysqlDump(dump, { cacheDir: join(cacheDir(), 'sql', 'dumps') });
   model.catch(() => {});
-  const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl, model, concurrency ?? 1);
+  const engine = await createSqlEngine(config.engine ?? 'sqlite', config.dbUrl, model, concurrency);
   try {
     await engine.prepare(await model);
   } catch (error) {

@@ -33,6 +33,12 @@ export interface SqliteEngineOptions {
    * (its concurrency); those never taken end with the engine. None is started again once taken.
    */
   readonly spareProcesses?: number;
+  /**
+   * Replace each spare taken at once, in the background, so that `spareProcesses` stay ready (default
+   * false): for sessions that come and go (a server's), each of which would otherwise wait for its
+   * process. A run's environments live as long as it does: there a replacement would only cost CPU.
+   */
+  readonly refillSpares?: boolean;
 }
 
 /** The most session processes an engine starts ahead of need. */
@@ -79,6 +85,7 @@ export class SqliteEngine implements SqlEngine {
   private readonly cacheRoot: string | undefined;
   /** Processes started ahead of need, not taken yet (see `spareProcesses`). */
   private readonly spares: Promise<SqliteProcess>[] = [];
+  private readonly refillSpares: boolean;
   private closed = false;
 
   constructor(options: SqliteEngineOptions = {}) {
@@ -90,13 +97,16 @@ export class SqliteEngine implements SqlEngine {
       replayTimeoutMs: options.replayTimeoutMs ?? 60_000,
       doubleQuotedStrings: options.doubleQuotedStrings ?? true,
     };
+    this.refillSpares = options.refillSpares ?? false;
     const spares = Math.min(MAX_SPARE_PROCESSES, Math.max(0, Math.floor(options.spareProcesses ?? 0)));
-    for (let i = 0; i < spares; i++) {
-      const spare = SqliteProcess.start(this.limits);
-      // A spare that did not start is never taken: the host starts its own and reports why.
-      spare.catch(() => undefined);
-      this.spares.push(spare);
-    }
+    for (let i = 0; i < spares; i++) this.startSpare();
+  }
+
+  private startSpare(): void {
+    const spare = SqliteProcess.start(this.limits);
+    // A spare that did not start is never taken: the host starts its own and reports why.
+    spare.catch(() => undefined);
+    this.spares.push(spare);
   }
 
   async prepare(dump: DumpModel): Promise<void> {
@@ -159,6 +169,7 @@ export class SqliteEngine implements SqlEngine {
   private async startProcess(): Promise<SqliteProcess> {
     const spare = this.spares.shift();
     if (spare !== undefined) {
+      if (this.refillSpares && !this.closed) this.startSpare();
       const process = await spare.catch(() => undefined);
       if (process?.alive) return process;
     }

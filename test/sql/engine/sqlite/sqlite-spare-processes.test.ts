@@ -84,6 +84,29 @@ describe('SQLite session processes started ahead of need', () => {
     }
   });
 
+  it('with refills, replaces each spare taken at once: the next host takes the replacement', async () => {
+    const before = childProcesses();
+    const engine = new SqliteEngine({ cacheDir: cache.dir, spareProcesses: 1, refillSpares: true });
+    try {
+      await engine.prepare(DUMP);
+      const [spare] = await settledChildren(1, before);
+      const first = await engine.open('one', { share: {} });
+      expect(engine.spareProcesses).toBe(1);
+      const afterFirst = await settledChildren(2, before);
+      expect(afterFirst).toContain(spare);
+      const second = await engine.open('one', { share: {} });
+      // The second host runs in the replacement: one new process (the next replacement), no other.
+      const afterSecond = await settledChildren(3, before);
+      expect(afterSecond.filter((pid) => !afterFirst.includes(pid))).toHaveLength(1);
+      expect(rows(await second.query('SELECT count(*) FROM a', LIMITS))).toEqual([[2n]]);
+      await Promise.all([first.close(), second.close()]);
+      expect(await settledChildren(1, before)).toHaveLength(1);
+    } finally {
+      await engine.close();
+    }
+    expect(await settledChildren(0, before)).toEqual([]);
+  });
+
   it(`starts no spare by default, and at most ${MAX_SPARE_PROCESSES}`, async () => {
     const plain = new SqliteEngine({ cacheDir: cache.dir });
     expect(plain.spareProcesses).toBe(0);
