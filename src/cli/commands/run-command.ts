@@ -237,7 +237,9 @@ export function registerRun(program: Command): void {
           llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
       }
     }
-    const run = await plan.open(dataset, { concurrency: flags.concurrency ?? 1 });
+    // Envs the run plays on at once: no more than it has episodes (a resumed run may have fewer left).
+    const envsAtOnce = Math.max(1, Math.min(flags.concurrency ?? 1, tasks.length * flags.samples));
+    const run = await plan.open(dataset, { concurrency: envsAtOnce });
     progress =
       process.stderr.isTTY && !flags.json && flags.agent !== 'human' ? new ProgressBarReporter() : undefined;
     const reporters: Reporter[] = [new SummaryReporter({ json: Boolean(flags.json) })];
