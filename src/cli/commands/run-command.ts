@@ -237,7 +237,7 @@ export function registerRun(program: Command): void {
           llm.budget.addFinished(record.costUsd === undefined ? 0 : record.costUsd);
       }
     }
-    // Envs the run plays on at once: no more than it has episodes (a resumed run may have fewer left).
+    // Envs the run plays on at once: no more than it has episodes.
     const envsAtOnce = Math.max(1, Math.min(flags.concurrency ?? 1, tasks.length * flags.samples));
     const run = await plan.open(dataset, { concurrency: envsAtOnce });
     progress =

@@ -121,15 +121,14 @@ _RECV_BUFFER = None
 
 
 def recv_chunk(sock):
-    """Up to 1 MiB from a socket (b'' at its end), read into a buffer kept for the purpose:
-    sock.recv(1 << 20) allocates a 1 MiB block for every message however short (a mapping of its
-    own, as the allocator serves blocks that large) and gives it back after, three system calls and
-    a TLB flush each time."""
+    """Up to 1 MiB from a socket as a view of a buffer kept for the purpose (valid until the next
+    call; empty at its end): sock.recv(1 << 20) allocates a 1 MiB block for every message however
+    short (a mapping of its own, as the allocator serves blocks that large) and gives it back after,
+    three system calls and a TLB flush each time."""
     global _RECV_BUFFER
     if _RECV_BUFFER is None:
         _RECV_BUFFER = bytearray(1 << 20)
-    n = sock.recv_into(_RECV_BUFFER)
-    return bytes(memoryview(_RECV_BUFFER)[:n])
+    return memoryview(_RECV_BUFFER)[:sock.recv_into(_RECV_BUFFER)]
 
 
 def read_exact(fd, n):

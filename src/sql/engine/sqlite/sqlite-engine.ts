@@ -179,16 +179,12 @@ export class SqliteEngine implements SqlEngine {
   /** The process host of the sessions opened with `share`: a new one without it, or once the last has closed. */
   private host(share: object | undefined): SqliteHost {
     const start = () => this.startProcess();
-    if (share === undefined) return new SqliteHost(this.limits, undefined, start);
+    if (share === undefined) return new SqliteHost(start);
     let host = this.hosts.get(share);
     if (!host) {
-      host = new SqliteHost(
-        this.limits,
-        (closed) => {
-          if (this.hosts.get(share) === closed) this.hosts.delete(share);
-        },
-        start,
-      );
+      host = new SqliteHost(start, (closed) => {
+        if (this.hosts.get(share) === closed) this.hosts.delete(share);
+      });
       this.hosts.set(share, host);
     }
     return host;

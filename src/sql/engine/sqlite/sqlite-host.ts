@@ -1,4 +1,4 @@
-import { SqliteProcess, type SqliteProcessLimits } from './sqlite-process.js';
+import type { SqliteProcess } from './sqlite-process.js';
 
 /**
  * One SQLite session process shared by sessions, each in its own slot of it (see
@@ -19,11 +19,10 @@ export class SqliteHost {
   #closed = false;
 
   constructor(
-    limits: SqliteProcessLimits,
+    /** Starts a process (the engine's: it may hand over one started ahead of need). */
+    private readonly startProcess: () => Promise<SqliteProcess>,
     /** Called once, when the last session has released its slot. */
     private readonly onClose: (host: SqliteHost) => void = () => undefined,
-    /** Starts a process (the engine's: it may hand over one started ahead of need). */
-    private readonly startProcess: () => Promise<SqliteProcess> = () => SqliteProcess.start(limits),
   ) {}
 
   /** A slot for a new session; the host stays up until it is released. */
