@@ -65,14 +65,14 @@ export function driverInput(source: string): Buffer {
 }
 
 /**
- * Keeps the compiled code a driver offered in its greeting (`code`: base64), when the driver was started
+ * Keeps the compiled code a driver offered in its greeting (`code`: hex), when the driver was started
  * in a new sandbox (`trusted`). Anything else is ignored.
  */
 export function keepDriverCode(source: string, greeting: unknown, trusted: boolean): void {
   if (!trusted || typeof greeting !== 'object' || greeting === null) return;
   const offered = (greeting as { code?: unknown }).code;
   if (typeof offered !== 'string' || offered.length === 0) return;
-  const code = Buffer.from(offered, 'base64');
+  const code = Buffer.from(offered, 'hex');
   if (code.indexOf(0) > 0) kept = { source, code };
 }
 

@@ -11,6 +11,11 @@ export interface Box {
   interpreter: PythonInterpreter | undefined;
   /** Code ran since the file system was last checked against the image. */
   used: boolean;
+  /**
+   * The evaluation sandbox's: its driver keeps the worker of a clean gold or judge run for the next
+   * one when the warm pool is on (`InterpreterOptions.keep`).
+   */
+  readonly evaluation: boolean;
 }
 
 /**
@@ -39,12 +44,13 @@ export async function openBoxes(
   spec: Pick<SandboxSpec, 'image' | 'timeoutMs' | 'maxOutputBytes' | 'deterministic'>,
   start?: InterpreterOptions,
 ): Promise<PythonBoxes> {
-  const open = async (label: string): Promise<Box> => {
+  const open = async (label: string, evaluation: boolean): Promise<Box> => {
     const box: Box = {
       // The interpreter is the sandbox's own program: its shell starts only if something uses it.
       sandbox: await provider.create({ ...spec, label, lazyShell: true }),
       interpreter: undefined,
       used: false,
+      evaluation,
     };
     if (start) {
       try {
@@ -56,10 +62,10 @@ export async function openBoxes(
     }
     return box;
   };
-  const agent = await open('python-agent');
+  const agent = await open('python-agent', false);
   const boxes: PythonBoxes = {
     agent,
-    evaluator: open('python-eval'),
+    evaluator: open('python-eval', true),
     evaluatorFailed: false,
     owners: 1,
     lane: Promise.resolve(),
@@ -96,7 +102,8 @@ export async function boxInterpreter(
   if (box.interpreter?.alive) return box.interpreter;
   box.interpreter?.close();
   box.interpreter = undefined;
-  box.interpreter = await startInterpreter(box.sandbox, options, newSandbox);
+  const keep = box.evaluation && options.warm === true;
+  box.interpreter = await startInterpreter(box.sandbox, keep ? { ...options, keep } : options, newSandbox);
   return box.interpreter;
 }
 
@@ -174,7 +181,10 @@ export async function freshAgent(box: Box, key: string, options: InterpreterOpti
   await boxInterpreter(box, options);
 }
 
-/** What the two drivers hold idle for their next fresh workers (`limit`: one spare each). */
+/** The most the two drivers hold idle with the pool on: a spare each and the evaluation sandbox's kept worker. */
+export const POOL_LIMIT = 3;
+
+/** What the two drivers hold idle for their next fresh workers (the pool on). */
 export async function boxesPool(boxes: PythonBoxes): Promise<WarmPoolStats> {
   const evaluator = await boxes.evaluator.catch(() => undefined);
   const pools = await Promise.all(
@@ -185,6 +195,6 @@ export async function boxesPool(boxes: PythonBoxes): Promise<WarmPoolStats> {
   return {
     idle: pools.reduce((sum, pool) => sum + (pool?.idle ?? 0), 0),
     memoryBytes: pools.reduce((sum, pool) => sum + (pool?.memoryBytes ?? 0), 0),
-    limit: 2,
+    limit: POOL_LIMIT,
   };
 }

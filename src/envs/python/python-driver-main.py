@@ -13,7 +13,7 @@ def run(request):
     settled_fresh = False
     tail = {}
     if target in ('fresh', 'judge'):
-        worker = take_spare()
+        worker = take_fresh()  # the kept worker (python-kept-worker.py) or the spare
     else:
         if agent is None:
             fresh_agent()
@@ -26,7 +26,8 @@ def run(request):
         message = {'call': request.get('call')}
     else:
         message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy',
-                   'stay': stay, 'judge': target == 'judge', 'proxy': request.get('proxy'),
+                   'stay': stay, 'judge': target == 'judge', 'renew': target == 'fresh',
+                   'keep': KEEP and target in ('fresh', 'judge'), 'proxy': request.get('proxy'),
                    'speculate': request.get('speculate') if stay else None}
     try:
         worker.ctl.sendall(pack(message))
@@ -50,6 +51,7 @@ def run(request):
         except (AttributeError, OSError):
             pidfd = None
     finished = False
+    clean = False  # the worker found its process as it was before the run (python-kept-worker.py)
     while not finished:
         wait = max(0.0, deadline - time.time())
         try:
@@ -106,6 +108,7 @@ def run(request):
                             pass
                 elif kind == 'end':
                     tail = {'used': msg.get('used'), 'diverged': msg.get('diverged')} if target == 'judge' else {}
+                    clean = msg.get('clean') is True
                     if not copied or stay or target == 'probe':
                         finished = True
                 elif kind == 'call' and target == 'judge':
@@ -199,15 +202,7 @@ def run(request):
     if stay and not lost:
         probe = runner
     if target in ('fresh', 'judge'):
-        worker.close()
-        try:
-            os.killpg(worker.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            os.waitpid(worker.pid, 0)
-        except ChildProcessError:
-            pass
+        keep_or_end(worker, clean and not lost and not stray)
     reap()
     reply = {'results': results, 'restarted': restarted or (settled_fresh and target == 'agent'), 'note': note}
     reply.update(tail)
@@ -317,9 +312,9 @@ def main():
     global spare
     greeting = {'ready': True, 'pid': os.getpid()}
     if globals().get('DRIVER_CODE'):
-        # The code compiled from the source, for the host to give the next drivers (driver-bytecode.ts).
-        import binascii
-        greeting['code'] = binascii.b2a_base64(DRIVER_CODE, newline=False).decode()
+        # The code compiled from the source, for the host to give the next drivers (driver-bytecode.ts); in
+        # hex, which needs no module: a worker of this driver has the modules of one that was given code.
+        greeting['code'] = DRIVER_CODE.hex()
     host_send(greeting)
     while True:
         if WARM and spare is None and host_idle():

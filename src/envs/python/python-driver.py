@@ -9,14 +9,16 @@
 # answers a judge's calls for a submission, a throw-away fresh interpreter for the gold solution, and
 # the judge (in the evaluation sandbox's driver, which never runs the agent's code; a spare fresh
 # worker is forked between requests for the next of these, and with the warm pool on, in both drivers,
-# for every fresh worker: python-warm-pool.py). User code only ever runs in a worker.
+# for every fresh worker: python-warm-pool.py; with "keep":true in the config, the evaluation driver keeps
+# the worker of a clean gold or judge run for the next one: python-kept-worker.py). User code only ever
+# runs in a worker.
 #
 # Host protocol (on the driver's private copies of the pipes, fds 1000/1001; fds 0 and 1 become
 # /dev/null): the host first writes a random nonce line, then both sides exchange frames
 # `<nonce> <length>\n<length bytes of JSON>`. Requests: `{"op":"reset"}` (answers `{"clean":bool}`, see
 # clean_slate), `{"op":"ping"}`, `{"op":"fork"}` and `{"op":"drop"}` (branches of an episode: python-branches.py;
 # reset, run and fork name their agent worker with "agent"), `{"op":"pool"}` (the spare worker kept warm
-# for the next fresh one, with "warm":true in the config: python-warm-pool.py),
+# for the next fresh one, with "warm":true in the config: python-warm-pool.py, and the kept worker),
 # `{"op":"run","target":"agent"|"copy"|"fresh"|"judge","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`
 # (`copy` with `"stay":true` keeps the copy as the probe, `"speculate":{tests,names}` makes its last
 # code the calls made ahead; `judge` with `"proxy":name`), `{"op":"call","call":{…},"timeout":s,"cap":bytes}`
@@ -43,7 +45,7 @@
 #
 # Never run it on the host: it is meant for a sandbox's own pid namespace.
 
-import ast, builtins, gc, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
+import ast, atexit, builtins, gc, io, json, os, resource, select, shutil, signal, socket, struct, sys, time
 
 # Modules user code often imports: loaded once here, so a worker forked from this process finds
 # them in sys.modules and importing them costs nothing.

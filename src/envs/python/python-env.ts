@@ -33,6 +33,7 @@ import {
   forkWorker,
   freshAgent,
   openBoxes,
+  POOL_LIMIT,
   type PythonBoxes,
   runInBox,
 } from './python-boxes.js';
@@ -359,12 +360,13 @@ export class PythonEnv implements Env {
 
   /**
    * The warm pool (docs/architecture/warm-pools.md): the spare worker each of the two drivers (agent
-   * and evaluation sandbox) keeps forked and warmed for its next fresh worker, and their memory.
+   * and evaluation sandbox) keeps forked and warmed for its next fresh worker, the evaluation
+   * sandbox's worker kept from its last clean gold or judge run, and their memory.
    */
   async warmPool(): Promise<WarmPoolStats> {
     if (!warmPoolEnabled(this.#options)) return { idle: 0, memoryBytes: 0, limit: 0 };
     const boxes = await this.#boxes?.catch(() => undefined);
-    if (!boxes || this.#closed) return { idle: 0, memoryBytes: 0, limit: 2 };
+    if (!boxes || this.#closed) return { idle: 0, memoryBytes: 0, limit: POOL_LIMIT };
     return exclusive(boxes, () => boxesPool(boxes));
   }
 

@@ -16,7 +16,8 @@ import type {
  * The driver's program, one Python program from these files in order: `python-values.py` (plain values
  * for the judge), `python-driver.py` (set-up and the host protocol), `python-worker.py` (runs user
  * code), `python-zygote.py` (workers and the clean slate), `python-branches.py` (the copies of a fork),
- * `python-warm-pool.py` (the spare worker kept ahead of need), `python-driver-main.py` (requests, main loop).
+ * `python-warm-pool.py` (the spare worker kept ahead of need), `python-kept-worker.py` (the evaluation
+ * sandbox's worker kept from one gold or judge run to the next), `python-driver-main.py` (requests, main loop).
  */
 const driverParts = [
   'python-values.py',
@@ -25,6 +26,7 @@ const driverParts = [
   'python-zygote.py',
   'python-branches.py',
   'python-warm-pool.py',
+  'python-kept-worker.py',
   'python-driver-main.py',
 ].map((file) => programSource(new URL(`./${file}`, import.meta.url)));
 let driverSource: string | undefined;
@@ -59,15 +61,21 @@ export interface InterpreterOptions {
    * evaluation driver its next throw-away one between requests, as before the pool.
    */
   readonly warm?: boolean;
+  /**
+   * Keep the worker of a gold or judge run that ended cleanly for the next one, with new globals
+   * (`python-kept-worker.py`): only for a driver where the agent's code never runs (the evaluation
+   * sandbox's).
+   */
+  readonly keep?: boolean;
 }
 
 /** What a driver holds idle for its next fresh worker (see {@link PythonInterpreter.pool}). */
 export interface DriverPool {
-  /** Idle spare workers (0 or 1). */
+  /** Idle workers: the spare (0 or 1) and, in a driver that keeps one, the kept worker (0 or 1). */
   readonly idle: number;
   /** Their proportional set size, bytes. */
   readonly memoryBytes: number;
-  /** The most the driver keeps idle (1, or 0 with the pool off). */
+  /** The most the driver keeps idle (1, 2 with a kept worker, 0 with the pool off). */
   readonly limit: number;
 }
 
@@ -126,6 +134,7 @@ export class PythonInterpreter {
       contained: true,
       memory_bytes: options.memoryBytes,
       warm: options.warm === true,
+      keep: options.keep === true,
     });
     if (!sandbox.spawn) {
       throw new SandboxError(

@@ -273,10 +273,11 @@ def encode_argument(value, names):
     return encode(value, keep)
 
 
-def judge_namespace(ask, reference=None):
+def judge_namespace(ask, reference=None, modules=None):
     """Globals of the judge: the submitted function under the gold's name (even one that shadows a
     builtin, like `sum`); a name that no test or setup code defines, no builtin and no module the driver
-    has loaded (`sys`, `math`, which the agent's code may have imported for its tests) is the agent's."""
+    has loaded (`sys`, `math`, which the agent's code may have imported for its tests) is the agent's.
+    modules: the names of those modules (the worker's at its first run; default: all loaded now)."""
     _builtins = _builtins_module
 
     class Namespace(dict):
@@ -284,7 +285,8 @@ def judge_namespace(ask, reference=None):
             if name.startswith('__') or hasattr(_builtins, name):
                 raise KeyError(name)
             module = sys.modules.get(name)
-            if module is not None and '.' not in name and not name.startswith('_'):
+            if module is not None and '.' not in name and not name.startswith('_') and \
+                    (modules is None or name in modules):
                 return module
             return AgentFunction(name, ask, self)
 

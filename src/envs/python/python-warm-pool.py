@@ -159,7 +159,15 @@ def host_idle():
 
 
 def pool_stats():
-    """The host's `{"op":"pool"}`: the idle spare (0 or 1), its proportional set size and the limit."""
+    """The host's `{"op":"pool"}`: the idle workers (the spare, 0 or 1, and the kept worker of
+    python-kept-worker.py, 0 or 1), their proportional set size and the most there may be."""
+    idle, pss = kept_stats()
+    spares = spare_stats()
+    return {'idle': idle + spares['idle'], 'pss': pss + spares['pss'], 'limit': int(KEEP) + spares['limit']}
+
+
+def spare_stats():
+    """The idle spare (0 or 1), its proportional set size and the limit (1, or 0 with the pool off)."""
     global spare
     if not WARM:
         return {'idle': 0, 'pss': 0, 'limit': 0}

@@ -32,7 +32,7 @@ def describe(error):
 def worker_main(idle=False):
     """A worker's loop; idle: a spare of the warm pool (python-warm-pool.py), warmed, waiting to be taken."""
     me = os.getpid()
-    state = {'globals': {'__name__': '__main__', '__builtins__': builtins}, 'me': me}
+    state = {'globals': {'__name__': '__main__', '__builtins__': builtins}, 'me': me, 'modules': frozenset(sys.modules)}
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit = CONFIG.get('memory_bytes')
     if limit:
@@ -123,8 +123,12 @@ def worker_main(idle=False):
             send(result)
             send({'k': 'end'})
             continue
+        if request.get('keep'):
+            note_birth(state)  # python-kept-worker.py
         if request.get('judge'):
-            state['globals'] = judge_namespace(ask, request.get('proxy'))
+            state['globals'] = judge_namespace(ask, request.get('proxy'), state['modules'])
+        elif request.get('renew'):
+            state['globals'] = {'__name__': '__main__', '__builtins__': builtins}
         run_batch(request, state, send)
         if request.get('judge'):
             state.pop('spec', None)
@@ -183,7 +187,11 @@ def run_batch(request, state, send):
         if index < len(codes) - 1:
             # In step with the driver: it has read this code's output before the next code writes any.
             state['receive']()
-    send({'k': 'end', 'used': state.get('used'), 'diverged': state.get('diverged', False)})
+    end = {'k': 'end', 'used': state.get('used'), 'diverged': state.get('diverged', False)}
+    if request.get('keep'):
+        state['globals'] = {}  # the run's names go now, not with the next run
+        end['clean'] = still_clean(state)
+    send(end)
 
 
 class Unknown(Exception):

@@ -8,6 +8,7 @@ class Worker:
         self.pid, self.ctl, self.out_r, self.err_r, self.fds = pid, ctl, out_r, err_r, fds
         self.buffer = b''
         self.releasing = False  # its probe was told to end: it still has to report the probe gone
+        self.runs = 0  # gold and judge runs it served (python-kept-worker.py)
 
     def close(self):
         for fd in (self.out_r, self.err_r):

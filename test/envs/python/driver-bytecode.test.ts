@@ -81,12 +81,31 @@ describe("the Python driver's kept compiled code", () => {
     expect(driverCodeKept(pythonDriverSource())).toBe(false);
   });
 
+  it('leaves a worker the same modules whether its driver compiled the source or was given code', async ({
+    needs,
+  }) => {
+    needs(noBwrap);
+    const modules = async (interpreter: PythonInterpreter) => {
+      const reply = await interpreter.run('agent', ['import sys\nprint(sorted(sys.modules))'], {
+        timeoutMs: 5000,
+        maxOutputBytes: 100_000,
+        wrap: false,
+      });
+      return reply.results[0]?.output;
+    };
+    const compiling = await started(true);
+    expect(compiling.compiled).toBe(true);
+    const given = await started(true);
+    expect(given.compiled).toBe(false);
+    expect(await modules(given)).toBe(await modules(compiling));
+  });
+
   it('made by another interpreter is not run: the driver compiles its source and offers its own', async ({
     needs,
   }) => {
     needs(noBwrap);
     const foreign = Buffer.concat([Buffer.from('2.7.18 (default)\0'), Buffer.from('not marshal data')]);
-    keepDriverCode(pythonDriverSource(), { code: foreign.toString('base64') }, true);
+    keepDriverCode(pythonDriverSource(), { code: foreign.toString('hex') }, true);
     const interpreter = await started(true);
     expect(interpreter.compiled).toBe(true);
     expect((await answers(interpreter))[0]).toEqual(['42', '', true]);

@@ -65,9 +65,10 @@ describe('the Python warm pool', () => {
     await env.reset({ taskId: 'digit-product' });
     // The first episode's worker comes at its first step (the spare forked at the driver's start).
     expect(await out(env, '6 * 7')).toBe('42');
-    const pool = await poolWith(env, 2);
-    expect(pool.limit).toBe(2);
-    // Two idle interpreters (the agent's and the evaluation sandbox's): some MiB of their own each.
+    const pool = await poolWith(env, 3);
+    expect(pool.limit).toBe(3);
+    // Three idle interpreters (a spare in the agent's and the evaluation sandbox, and the evaluation
+    // sandbox's worker kept from the gold's run): some MiB of their own each.
     expect(pool.memoryBytes).toBeGreaterThan(2 * 1024 * 1024);
     expect(pool.memoryBytes).toBeLessThan(256 * 1024 * 1024);
     const spare = await sparePid(env);
@@ -114,7 +115,7 @@ describe('the Python warm pool', () => {
       "import os\ntry:\n    open('/proc/%d/mem' % SPARE, 'r+b')\n    print('opened')\nexcept OSError:\n    print('done')",
     ];
     for (const attack of attacks) {
-      await poolWith(env, 2);
+      await poolWith(env, 3);
       const spare = await sparePid(env);
       expect(await out(env, `SPARE = ${spare}\n${attack}`)).toBe('done');
       await env.reset({ taskId: 'digit-product' });
@@ -166,13 +167,13 @@ describe('the Python warm pool', () => {
     const env = pythonEnv();
     await env.reset({ taskId: 'digit-product' });
     await env.step('6 * 7');
-    await poolWith(env, 2);
+    await poolWith(env, 3);
     const started = pythonsBelow(process.pid).filter((pid) => !before.has(pid));
-    // Two drivers, the agent's worker, two spares (a gold's worker has ended by now, or not).
-    expect(started.length).toBeGreaterThanOrEqual(5);
+    // Two drivers, the agent's worker, two spares, the worker kept from the gold's run.
+    expect(started.length).toBeGreaterThanOrEqual(6);
     await env.close();
     expect(started.filter((pid) => alive(pid))).toEqual([]);
-    expect(await env.warmPool()).toEqual({ idle: 0, memoryBytes: 0, limit: 2 });
+    expect(await env.warmPool()).toEqual({ idle: 0, memoryBytes: 0, limit: 3 });
   });
 });
 
