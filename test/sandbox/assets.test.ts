@@ -40,6 +40,7 @@ describe('programs shipped as files', () => {
       'envs/python/python-branches.py',
       'envs/python/python-driver-main.py',
       'envs/python/python-driver.py',
+      'envs/python/python-kept-worker.py',
       'envs/python/python-values.py',
       'envs/python/python-warm-pool.py',
       'envs/python/python-worker.py',
