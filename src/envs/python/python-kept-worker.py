@@ -83,8 +83,9 @@ def peak_kib():
 
 
 def note_birth(state):
-    """In a worker of a keeping driver, before its first run: what its runs must leave as it is."""
-    if KEEP and 'birth' not in state:
+    """In a worker of a keeping driver (its request says `keep`), before its first run: what its runs must
+    leave as it is."""
+    if 'birth' not in state:
         state['birth'] = process_state(state['modules'])
         state['peak'] = peak_kib()
 
@@ -101,7 +102,7 @@ def take_fresh():
     global kept
     worker, kept = kept, None
     if worker is not None:
-        if worker_state(worker.pid) not in (None, 'Z', 'X', 'T', 't'):
+        if runnable(worker):
             return worker
         discard(worker)
     return take_spare()
@@ -132,11 +133,4 @@ def kept_stats():
     """The kept worker for the pool's figures: (1, its proportional set size) or (0, 0)."""
     if kept is None or worker_state(kept.pid) in (None, 'Z', 'X'):
         return 0, 0
-    try:
-        with open('/proc/%d/smaps_rollup' % kept.pid) as rollup:
-            for line in rollup:
-                if line.startswith('Pss:'):
-                    return 1, int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 1, 0
+    return 1, pss(kept.pid)

@@ -95,9 +95,10 @@ def warm_worker():
     return dumpable
 
 
-def own_pss():
+def pss(pid='self'):
+    """Proportional set size of process pid, bytes (0 when it cannot be read)."""
     try:
-        with open('/proc/self/smaps_rollup') as rollup:
+        with open('/proc/%s/smaps_rollup' % pid) as rollup:
             for line in rollup:
                 if line.startswith('Pss:'):
                     return int(line.split()[1]) * 1024
@@ -109,7 +110,7 @@ def own_pss():
 def idle_request(request, send):
     """A spare's answer to a request while idle; False when the request is not for an idle spare."""
     if request.get('pss'):
-        send({'k': 'pss', 'bytes': own_pss()})
+        send({'k': 'pss', 'bytes': pss()})
         return True
     return False
 
@@ -132,9 +133,14 @@ def discard(worker):
         pass
 
 
+def runnable(worker):
+    """The worker is alive and not stopped."""
+    return worker_state(worker.pid) not in (None, 'Z', 'X', 'T', 't')
+
+
 def fit(worker):
     """An idle spare that nothing changed: alive, running, with the driver's settings (see the header)."""
-    if worker_state(worker.pid) in (None, 'Z', 'X', 'T', 't'):
+    if not runnable(worker):
         return False
     return not WARM or process_settings(worker.pid) == SPARE_SETTINGS
 
