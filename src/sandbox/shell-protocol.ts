@@ -89,9 +89,8 @@ const BASELINE_FORK = `( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BAS
 
 /**
  * The baseline at the start of a controller that renews: once started again after a renewal
- * (`__ic_k` set; in its own process, or its program anew with what it kept carried, see
- * {@link CARRY}) it keeps the baseline it read at its first start (the same controller script, env
- * and prelude, the same state: the same bytes) and writes its files again from memory (a renewal's
+ * (`__ic_k` set, in its own process) it keeps the baseline it read at its first start (the same
+ * controller script, env and prelude, the same state: the same bytes) and writes its files again from memory (a renewal's
  * /dev is new) instead of forking the subshell; its first start forks it. What it keeps of the
  * names file is read with the baseline (`baselineRead`). The names go out as one string: bash writes
  * its standard output a line at a time, so printing them one per line would cost a system call each.
@@ -99,19 +98,6 @@ const BASELINE_FORK = `( builtin set --; { ${DUMP} ${BASELINE_NAMES} } >| "${BAS
 const BASELINE_KEPT_OR_FORK = `if [[ -n \${__ic_k-} ]]; then
 builtin printf '%s\\0' "\${__ic_bl[@]}" "\${__ic_bn[@]}" >| "${BASELINE_FILE}"; builtin printf -v __ic_x '%s\\n' "\${__ic_nm[@]}"; builtin printf '%s' "$__ic_x" >| "${NAMES_FILE}"; __ic_p='';
 else ${BASELINE_FORK} fi;`;
-
-/**
- * A controller that starts its program again (`exec`) carries what it keeps (the baseline's four
- * sections, the names a child unsets, the names file's lines) in the environment of its new program:
- * {@link CARRY} before the `exec`, {@link CARRIED} first thing after it, which takes them back and
- * unsets them, so no command ever inherits them (the controller is non-dumpable: its environment at
- * start is closed to the sandbox, `/proc/<pid>/environ`). Names are identifiers: joined with spaces,
- * split by words. What a new controller forks a subshell for, a restarted one keeps as with
- * `in-process` (`BASELINE_KEPT_OR_FORK`).
- */
-const CARRY = `__ic_b0=\${__ic_bl[0]-} __ic_b1=\${__ic_bl[1]-} __ic_b2=\${__ic_bl[2]-} __ic_b3=\${__ic_bl[3]-} __ic_bs="\${__ic_bn[*]}" __ic_ns="\${__ic_nm[*]}"`;
-const CARRIED = `if [[ -v __ic_b0 ]]; then __ic_bl=("$__ic_b0" "$__ic_b1" "$__ic_b2" "$__ic_b3"); __ic_bn=($__ic_bs); __ic_nm=($__ic_ns); __ic_k=1;
-builtin unset -v __ic_b0 __ic_b1 __ic_b2 __ic_b3 __ic_bs __ic_ns; fi;`;
 
 /** After the first reply: the baseline read once its subshell is done (and its names, for a controller that keeps them). */
 function baselineRead(keeps: boolean): string {
@@ -174,55 +160,46 @@ builtin exit "$1"
  * fork per check. One line, so that the
  * messages of a command's errors say `line 1` of it, as `bash -c` does.
  */
-function controllerScript(prelude: string, self: string | undefined, restart: ControllerRestart): string {
-  // A controller that renews keeps its baseline across its restarts (in its process, or carried).
-  const keeps = self !== undefined;
-  const carries = keeps && restart === 'exec';
+function controllerScript(prelude: string, renews: boolean): string {
+  // A controller that renews keeps its baseline across its restarts (in its process).
   return oneLine(`exec 2>/dev/null;
-${carries ? CARRIED : ''}
 ${prelude ? `${prelude};` : ''}
 __ic_i=$1; while :; do __ic_d=$PWD; __ic_d0=$PWD;
 for __ic_x in /proc/$$/fd/*; do __ic_x=\${__ic_x##*/}; case $__ic_x in 0|1|2|"$__ic_i") ;; *) builtin eval "exec $__ic_x>&-" ;; esac; done;
 : >| "${STATE_FILE}";
-${keeps ? BASELINE_KEPT_OR_FORK : BASELINE_FORK}
+${renews ? BASELINE_KEPT_OR_FORK : BASELINE_FORK}
 while IFS= read -r -d '' -u "$__ic_i" __ic_c; do
-if [[ -z $__ic_c ]]; then __ic_r=0; elif ${self ? `[[ $__ic_c == ${shellQuote(WIRE_TOKENS.renew)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(WIRE_TOKENS.leftover)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(WIRE_TOKENS.export)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
+if [[ -z $__ic_c ]]; then __ic_r=0; elif ${renews ? `[[ $__ic_c == ${shellQuote(WIRE_TOKENS.renew)} ]]; then ${END_THE_REST} elif` : ''} [[ $__ic_c == ${shellQuote(WIRE_TOKENS.leftover)} ]]; then { ${LEFTOVER_PROCESSES_COMMAND}; }; __ic_r=0; elif [[ $__ic_c == ${shellQuote(WIRE_TOKENS.export)} ]]; then __ic_r=0; else ${CHILD}; __ic_r=$?; fi;
 IFS= read -r -N ${NONCE_LENGTH} -u "$__ic_i" __ic_n || break;
 if [[ $__ic_c == ${shellQuote(WIRE_TOKENS.export)} ]]; then ${STATE_EXPORT} fi;
 [[ -z $__ic_c ]] || { IFS= read -r -d '' -n 4096 -t 1 __ic_x <> "${STATE_FILE}" && [[ -n $__ic_x ]] && __ic_d=$__ic_x; };
 builtin printf '%s:%d:%s\\0' "$__ic_n" "$__ic_r" "$__ic_d";
-${baselineRead(keeps)}
-${self ? `if [[ $__ic_c == ${shellQuote(WIRE_TOKENS.renew)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && ${restart === 'exec' ? `${CARRY} builtin exec ${shellQuote(self)} --norc --noprofile -c "$BASH_EXECUTION_STRING" "$0" "$__ic_i"` : '__ic_k=1 && exec 2>/dev/null && continue 2'}; builtin exit 1; fi;` : ''}
+${baselineRead(renews)}
+${renews ? `if [[ $__ic_c == ${shellQuote(WIRE_TOKENS.renew)} ]]; then ((__ic_r == 0)) && IFS= read -r -u "$__ic_i" __ic_x && [[ $__ic_x == go ]] && builtin cd -- "$__ic_d0" && builtin unset -v OLDPWD && __ic_k=1 && exec 2>/dev/null && continue 2; builtin exit 1; fi;` : ''}
 done; break; done`);
 }
 
 /**
- * How a controller starts itself again after a renewal ({@link RENEW_COMMAND}): `exec` runs its own
- * binary anew; `in-process` goes back to the start of its script in the same process (its error
- * stream opened again on the new /dev/null), which costs no program start. The controller only ever
- * runs builtins and no command can change it, so both start the same controller, its state byte for
- * byte, but for what counts from the program's start: what a library preloaded into it made when it
- * started (libfaketime's shared clock files in /dev/shm, which a renewal's new /dev lacks: such
- * sandboxes `exec`) and `$SECONDS`, which goes on counting (assigning it would show in `declare -p`).
- */
-export type ControllerRestart = 'exec' | 'in-process';
-
-/**
  * Process ids a new controller takes at its start (its baseline's subshell) that one started again
- * after a renewal does not (it keeps its baseline, in its process or carried across its `exec`): a
+ * after a renewal does not (it keeps its baseline in its process): a
  * renewal's pid numbering skips them, so that the commands after it get the pids they get in a new
  * sandbox.
  */
 export const RESTART_SKIPPED_PIDS = 1;
 
 /**
- * A request the controller answers itself, given its own path (`controllerArgs`' `self`): it ends
+ * A request the controller answers itself, when it renews (`controllerArgs`' `renews`): it ends
  * every other process of the sandbox (a kill of all it may signal, which in its pid namespace is
  * everything but bwrap's init; its own children waited for; then until /proc shows no other
  * process, for up to a thousand rounds), goes to `/`, and answers 0, or 1 when a process stayed. After
  * a 0 it waits for a line: `go` (the backend has put a fresh root in place, `renew-root.py`) makes it
- * start itself again in its initial directory (see {@link ControllerRestart}), a new controller with a
- * new state, as a new sandbox's would be; anything else ends it.
+ * start itself again in its initial directory, a new controller with a new state, as a new sandbox's
+ * would be; anything else ends it. It starts again in its own process: it goes back to the start of its
+ * script (its error stream opened again on the new /dev/null), which costs no
+ * program start. The controller only ever runs builtins and no command can change it, so that is the
+ * controller a new sandbox starts, its state byte for byte; no library is preloaded into it (the
+ * backend exports `LD_PRELOAD` in its prelude, for the programs it starts), which could have made
+ * something at its start that a renewal's new /dev lacks (libfaketime's shared clock files in /dev/shm).
  */
 export const RENEW_COMMAND = '# intercode: renew the sandbox in place';
 
@@ -295,16 +272,10 @@ function oneLine(script: string): string {
 
 /**
  * The arguments of the controller bash (after the binary): `inputFd` is the descriptor the requests
- * arrive on, one that no other process of the sandbox holds; `self` (its own path) lets it renew,
- * starting itself again as `restart` says.
+ * arrive on, one that no other process of the sandbox holds; `renews`: it answers {@link RENEW_COMMAND}.
  */
-export function controllerArgs(
-  prelude: string,
-  inputFd: number,
-  self?: string,
-  restart: ControllerRestart = 'exec',
-): string[] {
-  return ['--norc', '--noprofile', '-c', controllerScript(prelude, self, restart), 'bash', String(inputFd)];
+export function controllerArgs(prelude: string, inputFd: number, renews = false): string[] {
+  return ['--norc', '--noprofile', '-c', controllerScript(prelude, renews), 'bash', String(inputFd)];
 }
 
 /**

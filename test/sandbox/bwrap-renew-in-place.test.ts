@@ -87,25 +87,29 @@ describe('bwrap reset in place', () => {
     }
   });
 
-  it('starts the controller of a deterministic sandbox as a program again: its clock files are a new one’s', async ({
+  it('renews the controller of a deterministic sandbox in its own process: its /dev/shm and clock are a new one’s', async ({
     needs,
   }) => {
     needs(noBwrap);
-    // libfaketime (deterministic mode), preloaded into the controller, made its shared clock files in
-    // /dev/shm when the controller started; a new /dev after a renewal holds them only when the
-    // controller starts its program again (without a preloaded library it goes back to the start of
-    // its script, compared with a new sandbox above).
+    // libfaketime (deterministic mode) is not preloaded into the controller, which exports it for the
+    // programs it starts: it makes no clock files in /dev/shm at its start that a renewal's new /dev
+    // would lack, and it goes back to the start of its script.
     expect(
       provider.clockLibrary('host'),
       'libfaketime on the host (Debian package libfaketime)',
     ).not.toBeNull();
     const sandbox = await provider.create({ deterministic: { clockMs: Date.UTC(2023, 5, 1, 12) } });
     try {
-      const shm = 'ls /dev/shm; date +%F';
+      const shm = 'ls /dev/shm; date +%F; echo "$LD_PRELOAD"; declare -p LD_PRELOAD';
       const fresh = (await sandbox.session().run(shm)).output;
-      expect(fresh).toMatch(/faketime_shm_2\n[\s\S]*2023-06-01\n$/);
+      const library = provider.clockLibrary('host');
+      expect(fresh).toBe(
+        `${fresh.split('\n')[0]}\n${fresh.split('\n')[1]}\n2023-06-01\n${library}\ndeclare -x LD_PRELOAD="${library}"\n`,
+      );
+      expect(fresh).toMatch(/^faketime_shm_(\d+)\nsem\.faketime_sem_\1\n/);
+      expect(fresh).not.toMatch(/faketime_shm_2\n/);
       const probe = (await sandbox.session().run(PROBE)).output;
-      await sandbox.session().run('sleep 1; export LEAK=1; cd /tmp');
+      await sandbox.session().run('sleep 1.2; export LEAK=1; cd /tmp');
       await sandbox.reset();
       expect(await resets(sandbox)).toMatchObject({ inPlace: 1 });
       expect((await sandbox.session().run(shm)).output).toBe(fresh);

@@ -28,7 +28,7 @@ import type {
   SandboxStats,
 } from '../sandbox.js';
 import { sandboxSeccompProgram } from '../seccomp/seccomp-program.js';
-import { type ControllerRestart, controllerArgs } from '../shell-protocol.js';
+import { controllerArgs } from '../shell-protocol.js';
 import { awaitGo, type BoxProcess, startBox } from './box-process.js';
 import { bwrapShellProcess } from './bwrap-shell-process.js';
 import { CONTROLLER_PATH, prepareControllerBinary } from './controller-binary.js';
@@ -89,7 +89,7 @@ export class BwrapSandbox extends BaseSandbox {
     return sandbox;
   }
 
-  #bwrapArgs(cwd: string, env: Readonly<Record<string, string>>): string[] {
+  #bwrapArgs(cwd: string, env: Readonly<Record<string, string>>, unset: readonly string[] = []): string[] {
     const { dir, helper } = this.#config;
     const args = ['--bind', join(dir, 'root'), '/'];
     this.#config.binds.forEach((bind, index) => {
@@ -106,7 +106,7 @@ export class BwrapSandbox extends BaseSandbox {
     args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox');
     args.push('--clearenv');
     for (const [name, value] of Object.entries({ ...SANDBOX_BASE_ENV, ...this.#config.env, ...env })) {
-      args.push('--setenv', name, value);
+      if (!unset.includes(name)) args.push('--setenv', name, value);
     }
     args.push('--chdir', cwd);
     return args;
@@ -122,9 +122,15 @@ export class BwrapSandbox extends BaseSandbox {
     return `umask 022; ${FORGET_CLOCK_SHARE}; ${limits}`;
   }
 
-  /** A controller with a preloaded library (libfaketime: its files in /dev/shm) starts its program again after a renewal. */
-  get #restart(): ControllerRestart {
-    return 'LD_PRELOAD' in { ...SANDBOX_BASE_ENV, ...this.#config.env } ? 'exec' : 'in-process';
+  /**
+   * What the shell's controller runs first, before its own prelude: the export of the sandbox's
+   * `LD_PRELOAD` (libfaketime in deterministic mode), which its program starts without (see
+   * `RENEW_COMMAND`): the programs it starts get the library, the controller makes nothing at its
+   * start that a renewal would have to make again, and renews in its own process.
+   */
+  #controllerPreload(): string {
+    const preload = { ...SANDBOX_BASE_ENV, ...this.#config.env }.LD_PRELOAD;
+    return preload === undefined ? '' : `builtin export LD_PRELOAD=${shellQuote(preload)}; `;
   }
 
   #launch(
@@ -135,7 +141,8 @@ export class BwrapSandbox extends BaseSandbox {
     shell = false,
   ): Promise<BoxProcess> {
     if (this.closed) return Promise.reject(this.closedError());
-    const bwrapArgs = this.#bwrapArgs(cwd, env);
+    // The controller's program starts without the preloaded library, which its prelude exports.
+    const bwrapArgs = this.#bwrapArgs(cwd, env, shell ? ['LD_PRELOAD'] : []);
     // A shell's controller binary, bound after bwrap's own /dev (a tmpfs outside the file system diff).
     if (shell) bwrapArgs.push('--ro-bind', this.#controller, CONTROLLER_PATH);
     return startBox({
@@ -161,9 +168,9 @@ export class BwrapSandbox extends BaseSandbox {
       launch: async (onData) => {
         // bwrap's init stays where bwrap starts it (its --chdir): at the root, which a renewal moves
         // along; the controller goes to the sandbox's directory itself (physically, as bwrap would).
-        const prelude = `${this.#prelude()}; CDPATH= builtin cd -P -- ${shellQuote(this.#config.cwd)} || builtin exit 1; builtin unset -v OLDPWD`;
+        const prelude = `${this.#controllerPreload()}${this.#prelude()}; CDPATH= builtin cd -P -- ${shellQuote(this.#config.cwd)} || builtin exit 1; builtin unset -v OLDPWD`;
         const box = await this.#launch(
-          [CONTROLLER_PATH, ...controllerArgs(prelude, 5, CONTROLLER_PATH, this.#restart)],
+          [CONTROLLER_PATH, ...controllerArgs(prelude, 5, true)],
           '/',
           {},
           false,
