@@ -11,7 +11,14 @@ import { test } from '../support/fixtures.js';
 import { redisMissing } from '../support/missing-components.js';
 import { MIRROR, PROJECT_ROOT } from '../support/project.js';
 import { waitFor } from '../support/wait-for.js';
-import { episodesOf, expectExactlyOnce, lineCount, startWorkers, stopWorkers } from './queue-test-run.js';
+import {
+  episodesOf,
+  expectExactlyOnce,
+  lineCount,
+  runEnd,
+  startWorkers,
+  stopWorkers,
+} from './queue-test-run.js';
 
 // demo/sql has 41 tasks: × 5 samples = 205 episodes, the issue's "200 episodes" and more.
 const SAMPLES = 5;
@@ -71,7 +78,7 @@ describe('intercode run --redis with intercode worker processes on a private red
       await queue.close();
     }
     expect(held, 'the worker never held an episode when it was killed').toBeDefined();
-    const result = await run.done;
+    const result = await runEnd(run, workers, LONG / 2);
     expect(result.status, result.stderr).toBe(0);
     expect(expectExactlyOnce(out, taskIds, SAMPLES)).toBe(successRate);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
@@ -138,7 +145,7 @@ describe('intercode run --redis with intercode worker processes on a private red
     await redis.stop();
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await redis.startAgain({ dropData: true });
-    const result = await run.done;
+    const result = await runEnd(run, workers, LONG / 2);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
       /lost redis:\/\/127\.0\.0\.1:\d+\/? \(.*\); the run goes on when it is back/,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { CliRunner, StartedCli } from '../support/cli-runner.js';
+import type { CliResult, CliRunner, StartedCli } from '../support/cli-runner.js';
 
 /** The records of a run directory's episodes.jsonl (complete lines only: the run may be writing). */
 export function episodesOf(
@@ -58,4 +58,34 @@ export async function stopWorkers(workers: readonly StartedCli[]): Promise<void>
   for (const { child } of workers)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   await Promise.all(workers.map(({ done }) => done));
+}
+
+/**
+ * The run's end, or, when it has not ended after `ms`, a failure that says what the run and its
+ * workers printed (each killed first, so that their output is complete): a run that hangs leaves its
+ * cause in the test's report instead of a bare time-out.
+ */
+export async function runEnd(
+  run: StartedCli,
+  workers: readonly StartedCli[],
+  ms: number,
+): Promise<CliResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  const ended = await Promise.race([run.done, late]);
+  clearTimeout(timer);
+  if (ended) return ended;
+  for (const { child } of [run, ...workers])
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  const [result, ...workerResults] = await Promise.all([run.done, ...workers.map(({ done }) => done)]);
+  const tail = (text: string) => text.split('\n').slice(-30).join('\n');
+  return expect.fail(
+    [
+      `the run had not ended after ${ms / 1000} s`,
+      `run stderr:\n${tail(result?.stderr ?? '')}`,
+      ...workerResults.map((worker, index) => `worker ${index} stderr:\n${tail(worker?.stderr ?? '')}`),
+    ].join('\n'),
+  );
 }
