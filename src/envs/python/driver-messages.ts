@@ -61,6 +61,12 @@ export interface RunOptions {
   /** `copy`: keep the copy after the codes, as the probe that answers `call` until the next request. */
   readonly stay?: boolean;
   /**
+   * `copy` with `stay`, for a submission that ends the episode: no copy is made; the agent's worker
+   * itself runs the codes and answers the calls, and ends with the probe (the agent's next run starts
+   * a fresh worker and says so: `restarted`). Saves the copy's fork and its first writes.
+   */
+  readonly spend?: boolean;
+  /**
    * `copy` with `stay`: the last code's place runs the calls of `names` that `tests` make with literal
    * arguments, ahead of the judge; its result's `value` lists them (see `speculate` in the driver).
    */

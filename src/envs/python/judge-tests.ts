@@ -13,6 +13,11 @@ export interface JudgePlan {
   readonly setupMs: number;
   readonly testMs: readonly number[];
   readonly maxOutputBytes: number;
+  /**
+   * The submission ends the episode: the agent's worker itself is the probe, which ends it (see
+   * `RunOptions.spend`), and nothing is made ahead (a redo would need the worker as it was).
+   */
+  readonly last?: boolean;
 }
 
 export interface JudgeOutcome {
@@ -37,13 +42,15 @@ const DIED: JudgeAnswer = { exc: 'Error: the test process died', out: '', err: '
  * Each call of one is made in a probe, a copy of the agent's interpreter with the gold's name bound to
  * the submitted function and the setup code run (as upstream ran the tests there), and comes back as
  * a plain value (`python-values.py`). The probe ends with the driver's next request: the agent's own
- * interpreter is never changed by scoring. The calls share a time budget as long as the tests' limits together.
+ * interpreter is never changed by scoring, but by the last (`plan.last`: a submission), whose probe is
+ * the agent's worker itself, ended with it (no copy: its fork and first writes were a third of an
+ * MBPP episode's CPU). The calls share a time budget as long as the tests' limits together.
  */
 export async function judgeTests(
   agent: AgentChannel,
   runJudge: JudgeRunner,
   plan: JudgePlan,
-  speculating = plan.reference !== undefined,
+  speculating = plan.reference !== undefined && plan.last !== true,
 ): Promise<JudgeOutcome> {
   let agentLost = false;
   const lost = (error: unknown): undefined => {
@@ -60,6 +67,7 @@ export async function judgeTests(
       timeoutMs: speculating ? [plan.bindMs, plan.setupMs, budgetMs] : [plan.bindMs, plan.setupMs],
       maxOutputBytes: plan.maxOutputBytes,
       stay: true,
+      ...(plan.last ? { spend: true } : {}),
       ...(speculating ? { speculate: { tests: plan.tests, names: [plan.reference!] } } : {}),
     })
     .then((reply) => reply, lost);

@@ -1,6 +1,7 @@
 import type { CodeResult } from './driver-messages.js';
 
-const RESTARTED = '[the interpreter was restarted: the variables and functions defined so far are gone]';
+export const RESTARTED =
+  '[the interpreter was restarted: the variables and functions defined so far are gone]';
 
 /** Upstream's observation: the output and the error; only the error when the code raised. */
 export function observationText(result: Pick<CodeResult, 'output' | 'error'>, restarted: boolean): string {

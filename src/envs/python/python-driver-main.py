@@ -28,7 +28,8 @@ def run(request):
         message = {'codes': codes, 'wrap': bool(request.get('wrap')), 'isolated': target == 'copy',
                    'stay': stay, 'judge': target == 'judge', 'renew': target == 'fresh',
                    'keep': KEEP and target in ('fresh', 'judge'), 'proxy': request.get('proxy'),
-                   'speculate': request.get('speculate') if stay else None}
+                   'speculate': request.get('speculate') if stay else None,
+                   'spend': stay and bool(request.get('spend'))}
     try:
         worker.ctl.sendall(pack(message))
     except OSError:

@@ -20,7 +20,8 @@
 # reset, run and fork name their agent worker with "agent"), `{"op":"pool"}` (the spare worker kept warm
 # for the next fresh one, with "warm":true in the config: python-warm-pool.py, and the kept worker),
 # `{"op":"run","target":"agent"|"copy"|"fresh"|"judge","codes":[…],"wrap":bool,"timeout":s|[s per code],"cap":bytes}`
-# (`copy` with `"stay":true` keeps the copy as the probe, `"speculate":{tests,names}` makes its last
+# (`copy` with `"stay":true` keeps the copy as the probe, with `"spend":true` the agent's worker itself is the
+# probe and ends with it (a submission), `"speculate":{tests,names}` makes its last
 # code the calls made ahead; `judge` with `"proxy":name`), `{"op":"call","call":{…},"timeout":s,"cap":bytes}`
 # (one judge's call, in the probe; any other request ends the probe). A run answers
 # `{"results":[{output,error,ok,…} per code],"restarted":bool,"note":…}`; during a judge's run the

@@ -199,7 +199,7 @@ export class PythonEnv implements Env {
     const { boxes, agent } = await this.#require();
     const action = toAction(input);
     if (action.type === 'skip') return skipStep();
-    if (action.type === 'submit') return submissionStep(action.answer, (name) => this.#evaluate(name));
+    if (action.type === 'submit') return submissionStep(action.answer, (name) => this.#evaluate(name, true));
     const started = performance.now();
     this.#lastDefined = submittedFunctionName(action.code);
     const reply = await exclusive(boxes, async () => {
@@ -234,14 +234,14 @@ export class PythonEnv implements Env {
    * Upstream's MBPP reward for the function `name`: bind the gold's function name to it, run the
    * setup code and each test, compare each result with the gold's. The tests run in a judge that
    * the agent's code cannot reach (`judge-tests.ts`); with `--compat upstream` in the agent's own
-   * interpreter, as upstream ran them.
+   * interpreter, as upstream ran them. `last`: a submission (`JudgePlan.last`).
    */
-  async #evaluate(name: string): Promise<Score> {
+  async #evaluate(name: string, last = false): Promise<Score> {
     const { boxes } = await this.#require();
-    return exclusive(boxes, () => this.#evaluateNow(name));
+    return exclusive(boxes, () => this.#evaluateNow(name, last));
   }
 
-  async #evaluateNow(name: string): Promise<Score> {
+  async #evaluateNow(name: string, last: boolean): Promise<Score> {
     const { agent, evaluator, task } = await this.#require();
     const reference = referenceFunctionName(goldOf(task));
     const tests = testsOf(task);
@@ -256,9 +256,10 @@ export class PythonEnv implements Env {
       scaled(goldRun?.setupMs),
       ...tests.map((_, i) => scaled(goldRun?.results[i]?.ms)),
     ];
+    const setup = setupOf(task);
     const results = upstream
-      ? (await this.#run(agent, 'agent', [bind, setupOf(task), ...tests], false, limits)).results.slice(2)
-      : await this.#judge(agent, await evaluator, { bind, reference, setup: setupOf(task), tests, limits });
+      ? (await this.#run(agent, 'agent', [bind, setup, ...tests], false, limits)).results.slice(2)
+      : await this.#judge(agent, await evaluator, { bind, reference, setup, tests, last, limits });
     const gold = goldRun ?? (await this.#goldInAgent(agent, task));
     return mbppScore(
       tests,
@@ -276,7 +277,7 @@ export class PythonEnv implements Env {
   async #judge(
     agent: Box,
     evaluator: Box,
-    plan: Pick<JudgePlan, 'bind' | 'reference' | 'setup' | 'tests'> & { limits: readonly number[] },
+    plan: Pick<JudgePlan, 'bind' | 'reference' | 'setup' | 'tests' | 'last'> & { limits: readonly number[] },
   ): Promise<readonly CodeResult[]> {
     const [bindMs = 0, setupMs = 0, ...testMs] = plan.limits;
     const outcome = await judgeTests(

@@ -363,6 +363,7 @@ export class PythonInterpreter {
         grace: GRACE_S,
         cap: options.maxOutputBytes,
         ...(options.stay ? { stay: true } : {}),
+        ...(options.stay && options.spend ? { spend: true } : {}),
         ...(options.speculate ? { speculate: options.speculate } : {}),
         ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
         ...(options.agent !== undefined ? { agent: options.agent } : {}),

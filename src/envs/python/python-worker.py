@@ -101,6 +101,13 @@ def worker_main(idle=False):
         if 'fork' in request:
             fork_copies(int(request['fork']), state, send)
             continue
+        if request.get('spend'):
+            # A submission that ends the episode: this worker is the probe (no copy) and ends with it.
+            state['me'] = os.getpid()
+            send({'k': 'pid', 'pid': state['me']})
+            run_batch(request, state, send)
+            state['copy'] = True
+            continue
         if request.get('isolated'):
             pid = frozen_fork()
             if pid:

@@ -36,7 +36,7 @@ describe('gc.freeze() before every fork of the Python driver', () => {
     });
   }
 
-  it("a submission's probe finds the agent's objects frozen, and the score is unchanged", async ({
+  it("a score's probe (Try Again) finds the agent's objects frozen, and the score is unchanged", async ({
     needs,
   }) => {
     needs(noBwrap);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect } from 'vitest';
 import type { Dataset, Task } from '../../../src/core/task.js';
+import { RESTARTED } from '../../../src/envs/python/observation-text.js';
 import { PythonEnv } from '../../../src/envs/python/python-env.js';
 import { BwrapProvider } from '../../../src/sandbox/index.js';
 import { it } from '../../support/fixtures.js';
@@ -53,12 +54,23 @@ afterAll(async () => {
   await provider.close();
 });
 
-async function play(id: string, code: string, name = id): Promise<number> {
+function theEnv(): PythonEnv {
   const env = envs[0] ?? new PythonEnv({ dataset, provider, actionTimeoutMs: 10_000 });
   if (envs.length === 0) envs.push(env);
+  return env;
+}
+
+/** The reward of `code` submitted (`score`: judged by `score()`, as Try Again does every turn, instead). */
+async function play(
+  id: string,
+  code: string,
+  name = id,
+  how: 'submit' | 'score' = 'submit',
+): Promise<number> {
+  const env = theEnv();
   await env.reset({ taskId: id });
   await env.step(code);
-  return (await env.step(`submit ${name}`)).reward;
+  return how === 'score' ? (await env.score()).value : (await env.step(`submit ${name}`)).reward;
 }
 
 describe('the judge scores honest functions as upstream did', () => {
@@ -89,5 +101,37 @@ describe('the judge scores honest functions as upstream did', () => {
     const wrongSecond =
       'def count(x, _seen=[]):\n    _seen.append(x)\n    return -1 if len(_seen) == 2 else x';
     expect(await play('count', wrongSecond)).toBeCloseTo(2 / 3, 12);
+    // The same through score(), whose probe makes the calls ahead (a submission's makes none: below).
+    expect(await play('count', wrongAhead, 'count', 'score')).toBe(1);
+    expect(await play('count', wrongSecond, 'count', 'score')).toBeCloseTo(2 / 3, 12);
+    for (const t of TASKS) expect(await play(t.id, t.gold as string, t.id, 'score'), t.id).toBe(1);
+  });
+});
+
+describe('whose interpreter answers the tests', () => {
+  const define = 'import os\nPID = os.getpid()\ndef count(x):\n    return x if os.getpid() == PID else -1';
+
+  it('score(): a copy of the agent’s worker, which stays as it was', async ({ needs }) => {
+    needs(noBwrap);
+    const env = theEnv();
+    await env.reset({ taskId: 'count' });
+    const pid = (await env.step(`${define}\nprint(PID)`)).observation.text;
+    expect(pid).toMatch(/^\d+$/);
+    // The copy's pid differs from the worker's: every call answers -1.
+    expect((await env.score()).value).toBe(0);
+    expect((await env.step('print(PID, os.getpid() == PID)')).observation.text).toBe(`${pid} True`);
+  });
+
+  it('a submission: the agent’s worker itself, which ends with it', async ({ needs }) => {
+    needs(noBwrap);
+    const env = theEnv();
+    await env.reset({ taskId: 'count' });
+    await env.step(define);
+    const submitted = await env.step('submit count');
+    expect(submitted).toMatchObject({ reward: 1, terminated: true });
+    // A step after the end of the episode finds a fresh interpreter, and says so.
+    const after = await env.step('print("PID" in globals())');
+    expect(after.observation.text).toBe(`False\n${RESTARTED}`);
+    expect(after.info.sessionRestarted).toBe(true);
   });
 });
