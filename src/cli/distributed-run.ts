@@ -50,6 +50,7 @@ function descriptionOf(setup: DistributedRunSetup): RunDescription {
     dataset: setup.dataset.id,
     env: plan.envName,
     ...(plan.backend !== undefined ? { backend: plan.backend } : {}),
+    ...(plan.image !== undefined ? { image: plan.image } : {}),
     ...(plan.definition.kind === 'sql' ? { engine: sql?.engine ?? 'sqlite' } : {}),
     ...(sql?.handicap ? { handicap: true } : {}),
     ...(sandbox?.compat ? { compat: sandbox.compat } : {}),
@@ -97,7 +98,7 @@ export async function runDistributed(setup: DistributedRunSetup): Promise<void> 
       description: descriptionOf(setup),
       meta: {
         version: packageVersion(),
-        config: setup.plan.config,
+        config: setup.plan.pinnedConfig(),
         agent,
         maxTurns: setup.maxTurns,
         scoreEveryTurn: setup.plan.definition.scoreEveryTurn ?? true,

@@ -19,6 +19,11 @@ export interface DatasetSpec {
   readonly unavailable?: string;
   /** Set when some of its tasks lack files (they load, marked `meta.unavailable`): which and why. */
   readonly partial?: string;
+  /**
+   * The sandbox image its tasks were written for (`debian:bash` for NL2Bash): a run that names no
+   * image uses it when it is built, else the backend's default, with a notice saying how to build it.
+   */
+  readonly image?: string;
   /** Downloads (or reuses) its files and loads its tasks. */
   load(): Promise<Dataset>;
 }

@@ -59,6 +59,9 @@ function nl2bashSpec(id: string, description: string, systems: readonly FileSyst
     groupBy: 'file system',
     files,
     builtIn: false,
+    // The original ran these tasks in a container: a Debian root gives every machine the same files
+    // (on `host`, fs1/55 reads this machine's whole /usr).
+    image: 'debian:bash',
     async load() {
       const local = await fetchUpstreamFiles(files);
       const tasks: Task[] = [];

@@ -30,6 +30,8 @@ export interface DatasetLocation {
   load(): Promise<Dataset>;
   /** A registered dataset (the built-in benchmarks and demos), not a user's task file. */
   readonly registered: boolean;
+  /** The image its tasks were written for, used when built and the run names none (`DatasetSpec.image`). */
+  readonly image?: string;
 }
 
 /**
@@ -48,7 +50,13 @@ export function locateDataset(idOrPath: string, options: ResolveOptions = {}): D
         `dataset ${spec.id} runs in the ${spec.env} environment, not ${options.env} (leave out --env)`,
       );
     }
-    return { id: spec.id, env: spec.env, load: () => spec.load(), registered: true };
+    return {
+      id: spec.id,
+      env: spec.env,
+      load: () => spec.load(),
+      registered: true,
+      ...(spec.image !== undefined ? { image: spec.image } : {}),
+    };
   }
   if (existsSync(idOrPath) || looksLikePath(idOrPath)) {
     if (!existsSync(idOrPath))

@@ -6,6 +6,7 @@ import type { DatasetSpec } from '../datasets/dataset-spec.js';
 import { type DatasetLocation, locateDataset } from '../datasets/resolve-dataset.js';
 import type { EnvDefinition, EnvFactory } from '../envs/env-definition.js';
 import { createEnvRegistry } from '../envs/env-registry.js';
+import { parseImageRef } from '../sandbox/image-ref.js';
 import type { SandboxProviderFactory } from '../sandbox/provider-registry.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { resolveEnvOption } from './resolve-env-option.js';
@@ -26,6 +27,8 @@ export interface RunSetupDescription {
   readonly env: string;
   /** Only for environments that run in sandboxes. */
   readonly backend?: string;
+  /** The sandbox image the run used (named, the dataset's own, or the backend's default). */
+  readonly image?: string;
   /** Only for the SQL environment. */
   readonly engine?: string;
   /** The SQL schema hint (`--handicap`), when given. */
@@ -62,6 +65,11 @@ export class RunPlan {
   /** The sandbox backend's name, for sandbox environments. */
   readonly backend: string | undefined;
   /**
+   * The image its sandboxes run, for sandbox environments: `--image`, else the environment's own,
+   * else the dataset's own when it is built (`DatasetSpec.image`), else the backend's default.
+   */
+  readonly image: string | undefined;
+  /**
    * Deterministic mode of a sandbox environment's run: `--deterministic`, else on for registered
    * datasets; with whether the image can pin the clock. Undefined for the SQL environment.
    */
@@ -77,9 +85,11 @@ export class RunPlan {
     definition: EnvDefinition,
     backend: string | undefined,
     provider: SandboxProviderFactory | undefined,
+    image?: string,
     deterministic?: { readonly on: boolean; readonly clockPinned: boolean },
     notices: readonly string[] = [],
   ) {
+    this.image = image;
     this.deterministic = deterministic;
     this.notices = notices;
     this.config = config;
@@ -105,23 +115,39 @@ export class RunPlan {
     });
     const definition = envs.get(location.env);
     checkRunConfigApplies(config, location.env, definition);
-    if (definition.kind === 'sql') return new RunPlan(config, location, definition, undefined, undefined);
+    if (definition.kind === 'sql')
+      return new RunPlan(config, location, definition, undefined, undefined, undefined);
     const backend = config.sandbox?.backend ?? 'bwrap';
     // The backends load only for a run that uses one (a SQL run does not).
     const providers =
       registries.providers ?? (await import('../sandbox/provider-registry.js')).createProviderRegistry();
     const factory = providers.get(backend);
-    const image = config.sandbox?.image ?? definition.image;
-    // Providers allocate nothing until their first sandbox: this one only checks the image name
-    // and whether it has the library that pins the clock.
+    const named = config.sandbox?.image ?? definition.image;
+    // Providers allocate nothing until their first sandbox: this one only checks the image name,
+    // whether a dataset's own image is built and whether it has the library that pins the clock.
     const provider = factory();
-    if (image !== undefined) provider.checkImage(image);
+    if (named !== undefined) provider.checkImage(named);
+    const own = named === undefined ? location.image : undefined;
+    // The backend's default may be that image already (docker's `debian`): then it is the run's.
+    const ownBuilt =
+      own !== undefined && (sameImage(own, provider.defaultImage) || (provider.imageBuilt?.(own) ?? false));
+    const image = named ?? (ownBuilt ? own : provider.defaultImage);
     const deterministic = deterministicMode(config, location, provider, image);
     const notices = setupNotices(location, {
-      image: image ?? provider.defaultImage,
+      image,
       imageNamed: config.sandbox?.image !== undefined,
+      ...(own !== undefined && !ownBuilt ? { unbuilt: own } : {}),
     });
-    return new RunPlan(config, location, definition, backend, factory, deterministic, notices);
+    return new RunPlan(config, location, definition, backend, factory, image, deterministic, notices);
+  }
+
+  /**
+   * The run's config with its image named: what another machine plans the same run from (the
+   * queue's workers), so that all of it runs on one image whatever each machine has built.
+   */
+  pinnedConfig(): RunConfig {
+    if (this.image === undefined) return this.config;
+    return { ...this.config, sandbox: { ...this.config.sandbox, image: this.image } };
   }
 
   /** The summary's fields of the deterministic mode (none for the SQL environment). */
@@ -185,13 +211,13 @@ export class RunPlan {
       const { DETERMINISTIC_CLOCK_MS } = await import('../sandbox/deterministic-clock.js');
       await checkProvider(provider, this.backend!);
       const sandbox = this.config.sandbox ?? {};
-      const image = sandbox.image ?? definition.image;
+      const image = this.image!;
       factory = await definition.open({
         dataset,
         config: {
           kind: 'sandbox',
           provider,
-          ...(image ? { image } : {}),
+          image,
           ...(sandbox.compat ? { compat: sandbox.compat } : {}),
           ...(this.deterministic?.on ? { deterministic: { clockMs: DETERMINISTIC_CLOCK_MS } } : {}),
           ...(options.goldCache !== undefined ? { goldCache: options.goldCache } : {}),
@@ -206,6 +232,7 @@ export class RunPlan {
       dataset: dataset.id,
       env: this.envName,
       backend: this.backend!,
+      image: this.image!,
       ...(this.config.sandbox?.compat ? { compat: this.config.sandbox.compat } : {}),
       ...this.deterministicDescription(),
     });
@@ -221,12 +248,11 @@ function deterministicMode(
   config: RunConfig,
   location: DatasetLocation,
   provider: SandboxProvider,
-  image: string | undefined,
+  name: string,
 ): { on: boolean; clockPinned: boolean } {
   const asked = config.sandbox?.deterministic;
   const on = asked ?? location.registered;
   if (!on) return { on, clockPinned: false };
-  const name = image ?? provider.defaultImage;
   const clockPinned = (provider.clockLibrary?.(name) ?? null) !== null;
   if (!clockPinned) {
     const why = `image ${name} has no libfaketime (the Debian package libfaketime) to pin the clock with`;
@@ -234,6 +260,12 @@ function deterministicMode(
     process.emitWarning(`deterministic mode without a pinned clock: ${why}`, 'IntercodeWarning');
   }
   return { on, clockPinned };
+}
+
+/** Two names of one image (`debian` is `debian:bash`). */
+function sameImage(a: string, b: string): boolean {
+  const [x, y] = [parseImageRef(a), parseImageRef(b)];
+  return x !== null && y !== null && JSON.stringify(x) === JSON.stringify(y);
 }
 
 /** Without this, every episode would be recorded as failed and the run would "succeed". */

@@ -2,6 +2,8 @@ import { isAbsolute } from 'node:path';
 import { SandboxError } from '../core/errors.js';
 import { clocklessLayer } from './clockless-layer.js';
 import { deterministicEnv } from './deterministic-clock.js';
+import { parseImageRef } from './image-ref.js';
+import { debianImageStatus } from './images/debian-image.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -72,6 +74,17 @@ export abstract class BaseProvider<S extends OwnedSandbox, Image> implements San
 
   checkImage(image: string): void {
     this.imageRef(image);
+  }
+
+  /** Both backends run a Debian image from the one image cache (docker imports its tarball). */
+  imageBuilt(image: string): boolean {
+    const ref = parseImageRef(image);
+    if (ref?.kind !== 'debian') return true;
+    try {
+      return debianImageStatus(ref.profile).built;
+    } catch {
+      return false; // no such profile: nothing to build it from
+    }
   }
 
   async create(spec: SandboxSpec = {}): Promise<Sandbox> {

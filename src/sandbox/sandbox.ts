@@ -254,6 +254,11 @@ export interface SandboxProvider {
    * Whether a Debian image is built yet is for `create` to say.
    */
   checkImage(image: string): void;
+  /**
+   * Whether `image` starts a sandbox without a build first: false only for a Debian image that is
+   * not built yet (nothing is built or fetched). A run uses a dataset's own image only when it is.
+   */
+  imageBuilt?(image: string): boolean;
   check(): Promise<ProviderCheck>;
   /**
    * Which limits its sandboxes get on this machine, and how (`FULL_LIMIT_GUARANTEES` when absent):

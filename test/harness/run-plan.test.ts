@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,11 @@ import type { Dataset } from '../../src/core/task.js';
 import type { DatasetSpec } from '../../src/datasets/dataset-spec.js';
 import type { RunConfig } from '../../src/harness/run-config.js';
 import { planRun } from '../../src/harness/run-plan.js';
+import { debianImagePaths } from '../../src/sandbox/images/debian-image.js';
+import { rootProfile } from '../../src/sandbox/images/image-profiles.js';
+import { EnvVars } from '../support/env-vars.js';
 import { faketimeMissing } from '../support/missing-components.js';
+import { TempDirs } from '../support/temp-dirs.js';
 
 /** A registry of one dataset per environment whose loads are counted: planning must never load. */
 function countingDatasets() {
@@ -166,13 +170,47 @@ describe('planRun: every setting is checked against the environment before anyth
     );
   });
 
-  it('notices an NL2Bash run on the host image it was not asked for, before any work', async () => {
-    // The built-in registry: planning loads nothing, so no download happens here.
-    const defaulted = await planRun({ dataset: 'nl2bash/fs1' });
-    expect(defaulted.notices).toHaveLength(1);
-    expect(defaulted.notices[0]).toMatch(/^nl2bash\/fs1 runs on the host image: .*--image debian/);
-    expect((await planRun({ dataset: 'nl2bash/fs1', sandbox: { image: 'host' } })).notices).toEqual([]);
-    expect((await planRun({ dataset: 'demo/bash' })).notices).toEqual([]);
-    expect((await planRun({ dataset: 'spider/dev' })).notices).toEqual([]);
+  it("runs a dataset on its own image once built, else on the backend's default with a notice, before any work", async () => {
+    // The built-in registry: planning loads nothing, so no download happens here. The cache decides
+    // whether debian:bash is built: an empty one, then one whose image folder is marked complete.
+    const vars = new EnvVars();
+    const dirs = new TempDirs();
+    try {
+      vars.set('INTERCODE_CACHE_DIR', dirs.make('plan-cache-empty'));
+      const unbuilt = await planRun({ dataset: 'nl2bash/fs1' });
+      expect(unbuilt.image).toBe('host');
+      expect(unbuilt.notices).toHaveLength(1);
+      expect(unbuilt.notices[0]).toMatch(
+        /^nl2bash\/fs1 runs on the host image: debian:bash, the image its tasks were written for, is not built \(on host .*\); `intercode image build bash` \(about a minute\) builds it and later runs use it; --image host keeps this one without this notice$/,
+      );
+      expect(unbuilt.pinnedConfig().sandbox?.image).toBe('host');
+      // docker's default is that image: it is the run's, with nothing to notice.
+      const docker = await planRun({ dataset: 'nl2bash/fs1', sandbox: { backend: 'docker' } });
+      expect([docker.image, docker.notices]).toEqual(['debian:bash', []]);
+
+      const cache = dirs.make('plan-cache-built');
+      vars.set('INTERCODE_CACHE_DIR', cache);
+      const { dir } = debianImagePaths(rootProfile('bash'));
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'complete'), '');
+      const built = await planRun({ dataset: 'nl2bash' });
+      expect([built.image, built.notices]).toEqual(['debian:bash', []]);
+      // What the queue's workers plan from names it, whatever they have built.
+      expect(built.pinnedConfig()).toEqual({ dataset: 'nl2bash', sandbox: { image: 'debian:bash' } });
+      expect(built.config).toEqual({ dataset: 'nl2bash' });
+      const named = await planRun({ dataset: 'nl2bash/fs1', sandbox: { image: 'host' } });
+      expect([named.image, named.notices]).toEqual(['host', []]);
+      const demo = await planRun({ dataset: 'demo/bash' });
+      expect([demo.image, demo.notices]).toEqual(['host', []]);
+      const sql = await planRun({ dataset: 'spider/dev' });
+      expect([sql.image, sql.notices, sql.pinnedConfig()]).toEqual([
+        undefined,
+        [],
+        { dataset: 'spider/dev' },
+      ]);
+    } finally {
+      vars.restore();
+      dirs.removeAll();
+    }
   });
 });

@@ -15,6 +15,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/cli/commands/run-command.llm.test.ts',
   'test/cli/commands/run-command.ctf.test.ts',
   'test/cli/commands/run-command.details.test.ts',
+  'test/cli/commands/run-command.image.test.ts',
   'test/cli/commands/run-command.docker.test.ts',
   'test/cli/commands/run-command.sql-server-failure.test.ts',
   'test/cli/commands/run-command.sql.test.ts',

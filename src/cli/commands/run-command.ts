@@ -8,6 +8,7 @@ import type { ReplayAgent } from '../../agents/replay/replay-agent.js';
 import { UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { EnvDefinition } from '../../envs/env-definition.js';
+import { checkResumedSetup } from '../../harness/check-resumed-setup.js';
 import type { Reporter } from '../../harness/reporter.js';
 import { runBenchmark } from '../../harness/run-benchmark.js';
 import { planRun } from '../../harness/run-plan.js';
@@ -158,6 +159,7 @@ export function registerRun(program: Command): void {
       await assertRedisReachable(flags.redis);
     }
     const plan = await planRun(runConfigOf(datasetArg, flags));
+    if (flags.resume) checkResumedSetup(flags.out!, plan);
     let progress: ProgressBarReporter | undefined;
     // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
     const llm =

@@ -14,6 +14,8 @@ export const runDescriptionSchema = z.object({
   strategy: z.string().optional(),
   /** The sandbox backend, for environments that run in sandboxes (summaries before 0.2 name one for SQL too). */
   backend: z.string().optional(),
+  /** The sandbox image (`host`, `debian:bash`, …); summaries before 2026-12-04 do not name it. */
+  image: z.string().optional(),
   /** The SQL engine, for the SQL environment. */
   engine: z.string().optional(),
   /** Turns per episode (`--max-turns`); version 2. */
