@@ -1,3 +1,4 @@
+import { toAction } from '../../core/action.js';
 import type { Env, ForkResult } from '../../core/env.js';
 import { IntercodeError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
@@ -98,7 +99,9 @@ async function lifeCycleTimes(
 }
 
 /**
- * Times of `fork(8)` after each task's gold actions, and of the fork together with the task's first
+ * Times of `fork(8)` mid-episode, after each task's gold actions up to its submission (a submission
+ * ends the episode: MBPP's spends the agent's interpreter, so a fork after it would time a restart),
+ * and of the fork together with the task's first
  * gold action played in all 8 copies at once (a copy may open what it needs at its first use: this is
  * what a group rollout pays); the copies are closed after each. None when the environment cannot
  * fork in this setting (`ENV_FORK_UNSUPPORTED`, e.g. a server SQL engine).
@@ -115,8 +118,9 @@ async function forkTimes(
   for (let i = 0; i < samples; i += 1) {
     const task = tasks[i % tasks.length]!;
     const actions = goldActions(task);
+    const submission = actions.findIndex((action) => toAction(action).type === 'submit');
     await env.reset({ taskId: task.id });
-    for (const action of actions) await env.step(action);
+    for (const action of submission < 0 ? actions : actions.slice(0, submission)) await env.step(action);
     let forked: ForkResult;
     const started = performance.now();
     try {

@@ -33,4 +33,45 @@ describe('runEnvBench', () => {
       expect(figures.find((figure) => figure.name === 'whole gold episode')?.n).toBe(2);
     });
   }
+
+  it('forks mid-episode: after the gold code, before the submission that ends the episode', async ({
+    needs,
+  }) => {
+    needs(suite.noBwrap);
+    // What each fork found: whether the episode's last step had ended it.
+    const atFork: boolean[] = [];
+    const figures = await runEnvBench({
+      backend: 'bwrap',
+      group: 'python (demo/python)',
+      tasks: suite.tasks().slice(0, 2),
+      createEnv: () => {
+        const env = suite.env();
+        let ended = false;
+        const reset = env.reset.bind(env);
+        const step = env.step.bind(env);
+        const fork = env.fork.bind(env);
+        return Object.assign(env, {
+          reset: async (...args: Parameters<typeof env.reset>) => {
+            ended = false;
+            return reset(...args);
+          },
+          step: async (...args: Parameters<typeof env.step>) => {
+            const result = await step(...args);
+            ended = result.terminated;
+            return result;
+          },
+          fork: async (count: number) => {
+            atFork.push(ended);
+            return fork(count);
+          },
+        });
+      },
+      goldActions: (task) => python.goldActions(task),
+      samples: 2,
+      concurrency: [1],
+    });
+    expect(python.goldActions(suite.tasks()[0]!).at(-1)).toMatch(/^submit /);
+    expect(figures.find((figure) => figure.name === 'fork(8) after the gold actions')?.n).toBe(2);
+    expect(atFork).toEqual([false, false]);
+  });
 });
