@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { CheckItem } from '../../core/host/check-item.js';
+import { createDatasetRegistry } from '../../datasets/dataset-registry.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import { clockLibraryUnder } from '../../sandbox/deterministic-clock.js';
+import { parseImageRef } from '../../sandbox/image-ref.js';
 import { debianImageStatus, imageProfiles, mmdebstrapAvailable } from '../../sandbox/images/index.js';
 import { checkSqlEngines } from '../../sql/server/check-sql-engines.js';
 
@@ -153,6 +155,7 @@ export function debianImageChecks(): CheckItem[] {
       fix: 'apt-get install -y mmdebstrap',
     },
   ];
+  const families = datasetFamiliesByImage();
   for (const profile of imageProfiles()) {
     if (profile.kind !== 'root') continue;
     const status = debianImageStatus(profile.name);
@@ -160,9 +163,38 @@ export function debianImageChecks(): CheckItem[] {
       name: `image debian:${profile.name}`,
       ok: status.built,
       optional: true,
-      detail: status.built ? `built (key ${status.key})` : 'not built',
+      detail: imageDetail(
+        status.built ? `built (key ${status.key})` : 'not built',
+        status.built,
+        families.get(profile.name),
+      ),
       fix: `intercode image build ${profile.name}`,
     });
   }
   return items;
+}
+
+/**
+ * The dataset families (`nl2bash` for `nl2bash/fs1`…) that run on each Debian profile when it is
+ * built, as their specs name it (`DatasetSpec.image`).
+ */
+function datasetFamiliesByImage(): Map<string, string[]> {
+  const registry = createDatasetRegistry();
+  const families = new Map<string, string[]>();
+  for (const { id } of registry.list()) {
+    const image = registry.get(id).image;
+    const ref = image === undefined ? null : parseImageRef(image);
+    if (ref?.kind !== 'debian') continue;
+    const family = id.split('/')[0]!;
+    const known = families.get(ref.profile) ?? [];
+    if (!known.includes(family)) families.set(ref.profile, [...known, family]);
+  }
+  return families;
+}
+
+/** An image's doctor line, with the datasets that run on it once built (else on the backend's default). */
+function imageDetail(state: string, built: boolean, families: readonly string[] | undefined): string {
+  if (families === undefined) return state;
+  const which = `the ${families.join(', ')} datasets`;
+  return built ? `${state}: ${which} run on it` : `${state}: ${which} run on the host image until it is`;
 }
