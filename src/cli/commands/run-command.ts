@@ -159,7 +159,6 @@ export function registerRun(program: Command): void {
       await assertRedisReachable(flags.redis);
     }
     const plan = await planRun(runConfigOf(datasetArg, flags));
-    if (flags.resume) checkResumedSetup(flags.out!, plan);
     let progress: ProgressBarReporter | undefined;
     // The model is checked (provider, key, prices, endpoint, model name) before any dataset download.
     const llm =
@@ -177,6 +176,20 @@ export function registerRun(program: Command): void {
           })
         : undefined;
     const { agent, replay } = await createAgent(flags, plan.definition, llm);
+    if (flags.resume) {
+      checkResumedSetup(flags.out!, {
+        agent: agent.name,
+        model: agent.model,
+        strategy: agent.strategy,
+        backend: plan.backend,
+        image: plan.image,
+        engine: plan.definition.kind === 'sql' ? (plan.config.sql?.engine ?? 'sqlite') : undefined,
+        compat: plan.config.sandbox?.compat,
+        deterministic: plan.deterministic?.on,
+        handicap: plan.config.sql?.handicap,
+        maxTurns: flags.maxTurns,
+      });
+    }
     const dataset = await plan.loadDataset();
     // Once the dataset is there: a run that fails before it starts says one line, its error.
     for (const notice of plan.notices) process.stderr.write(`intercode: ${notice}\n`);

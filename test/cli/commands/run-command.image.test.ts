@@ -21,7 +21,7 @@ beforeAll(async () => {
 }, 600_000);
 
 describe('intercode run on a dataset with its own image', () => {
-  it('plays on the host image with a notice until debian:bash is built, then on it, and a resume keeps the first', ({
+  it('plays on the host image with a notice until debian:bash is built, then on it, and a resume keeps the setting', ({
     cli,
     tempDir,
   }) => {
@@ -54,6 +54,13 @@ describe('intercode run on a dataset with its own image', () => {
     expect(named.status).toBe(1);
     expect(named.stderr).toBe(refusal.replace('use debian:bash', 'use debian'));
     expect(readEpisodeRecords(join(onHost, 'episodes.jsonl'))).toHaveLength(2);
+
+    // Another setting than the image is refused the same way (every setting the summary names).
+    const turns = cli.run([...more, '--out', onDebian, '--max-turns', '3'], built);
+    expect([turns.status, turns.stderr]).toEqual([
+      1,
+      `intercode: --resume: ${onDebian} was played with max turns 10, this run would use 3: pass --max-turns 10 to continue it\n`,
+    ]);
 
     // The same setup continues: here the cache builds nothing new, and the image is debian:bash again.
     const resumed = cli.run([...more, '--out', onDebian], built);
