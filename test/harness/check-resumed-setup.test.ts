@@ -68,7 +68,9 @@ describe('checkResumedSetup', () => {
       [{ maxTurns: 10 }, { maxTurns: 3 }, 'max turns 10, this run would use 3: pass --max-turns 10'],
     ];
     for (const [was, would, message] of cases) {
-      expect(refusal(dir, was, would), JSON.stringify([was, would])).toBe(`--resume: ${dir} was played with ${message} to continue it`);
+      expect(refusal(dir, was, would), JSON.stringify([was, would])).toBe(
+        `--resume: ${dir} was played with ${message} to continue it`,
+      );
     }
   });
 
