@@ -43,18 +43,8 @@ export interface DistributedRunSetup {
 
 /** The summary's setup of a run that no local env opened: what `plan.open` would say. */
 function descriptionOf(setup: DistributedRunSetup): RunDescription {
-  const { plan } = setup;
-  const sql = plan.config.sql;
-  const sandbox = plan.config.sandbox;
   return {
-    dataset: setup.dataset.id,
-    env: plan.envName,
-    ...(plan.backend !== undefined ? { backend: plan.backend } : {}),
-    ...(plan.image !== undefined ? { image: plan.image } : {}),
-    ...(plan.definition.kind === 'sql' ? { engine: sql?.engine ?? 'sqlite' } : {}),
-    ...(sql?.handicap ? { handicap: true } : {}),
-    ...(sandbox?.compat ? { compat: sandbox.compat } : {}),
-    ...plan.deterministicDescription(),
+    ...setup.plan.describe(setup.dataset.id),
     agent: setup.agent,
     ...(setup.llmAgent ? { model: setup.llmAgent.model, strategy: setup.llmAgent.strategy } : {}),
     maxTurns: setup.maxTurns,

@@ -4,28 +4,11 @@ import { UsageError } from '../core/errors.js';
 import { readRunSummary } from './run-files/read-run-summary.js';
 import type { RunDescription } from './run-summary.js';
 
-/** The setting of a planned run that a resumed run must share with the episodes it continues. */
-export type ResumedSetup = Partial<
-  Pick<
-    RunDescription,
-    | 'agent'
-    | 'model'
-    | 'strategy'
-    | 'backend'
-    | 'image'
-    | 'engine'
-    | 'compat'
-    | 'deterministic'
-    | 'handicap'
-    | 'maxTurns'
-  >
->;
-
-type Field = keyof ResumedSetup;
-type Value = string | number | boolean;
+/** The setting of a planned run, as its summary would describe it (`RunPlan.describe` and the agent's). */
+export type ResumedSetup = Partial<RunDescription>;
 
 /** Compared in this order (the agent first: another agent explains the rest). */
-const FIELDS: readonly Field[] = [
+const FIELDS = [
   'agent',
   'model',
   'strategy',
@@ -36,7 +19,10 @@ const FIELDS: readonly Field[] = [
   'deterministic',
   'handicap',
   'maxTurns',
-];
+] as const satisfies readonly (keyof RunDescription)[];
+
+type Field = (typeof FIELDS)[number];
+type Value = string | number | boolean;
 
 /** How a summary's value of each field reads when it is absent (the value it stands for). */
 const ABSENT: Partial<Record<Field, Value>> = { compat: 'fixed', handicap: false };

@@ -6,13 +6,12 @@ import type { DatasetSpec } from '../datasets/dataset-spec.js';
 import { type DatasetLocation, locateDataset } from '../datasets/resolve-dataset.js';
 import type { EnvDefinition, EnvFactory } from '../envs/env-definition.js';
 import { createEnvRegistry } from '../envs/env-registry.js';
-import { parseImageRef } from '../sandbox/image-ref.js';
 import type { SandboxProviderFactory } from '../sandbox/provider-registry.js';
 import type { SandboxProvider } from '../sandbox/sandbox.js';
 import { resolveEnvOption } from './resolve-env-option.js';
 import { checkRunConfigApplies, checkRunConfigValues, type RunConfig } from './run-config.js';
 import type { SkippedTask } from './run-summary.js';
-import { setupNotices } from './setup-notices.js';
+import { type NoticedSandbox, setupNotices } from './setup-notices.js';
 
 /** Registries a run is planned against; each defaults to what intercode ships. */
 export interface PlanRegistries {
@@ -127,16 +126,16 @@ export class RunPlan {
     // whether a dataset's own image is built and whether it has the library that pins the clock.
     const provider = factory();
     if (named !== undefined) provider.checkImage(named);
-    const own = named === undefined ? location.image : undefined;
-    // The backend's default may be that image already (docker's `debian`): then it is the run's.
-    const ownBuilt =
-      own !== undefined && (sameImage(own, provider.defaultImage) || (provider.imageBuilt?.(own) ?? false));
-    const image = named ?? (ownBuilt ? own : provider.defaultImage);
+    const own =
+      named === undefined && location.image !== undefined
+        ? await ownImage(location.image, provider)
+        : undefined;
+    const image = named ?? own?.image ?? provider.defaultImage;
     const deterministic = deterministicMode(config, location, provider, image);
     const notices = setupNotices(location, {
       image,
       imageNamed: config.sandbox?.image !== undefined,
-      ...(own !== undefined && !ownBuilt ? { unbuilt: own } : {}),
+      ...(own?.unbuilt ? { unbuilt: own.unbuilt } : {}),
     });
     return new RunPlan(config, location, definition, backend, factory, image, deterministic, notices);
   }
@@ -148,6 +147,24 @@ export class RunPlan {
   pinnedConfig(): RunConfig {
     if (this.image === undefined) return this.config;
     return { ...this.config, sandbox: { ...this.config.sandbox, image: this.image } };
+  }
+
+  /**
+   * What the run's summary says of its setup, known before anything opens: the one description of
+   * `open`, of a distributed run (whose envs open on the workers) and of what `--resume` compares.
+   */
+  describe(dataset = this.#location.id): RunSetupDescription {
+    const { sql, sandbox } = this.config;
+    return {
+      dataset,
+      env: this.envName,
+      ...(this.backend !== undefined ? { backend: this.backend } : {}),
+      ...(this.image !== undefined ? { image: this.image } : {}),
+      ...(this.definition.kind === 'sql' ? { engine: sql?.engine ?? 'sqlite' } : {}),
+      ...(sql?.handicap ? { handicap: true } : {}),
+      ...(sandbox?.compat ? { compat: sandbox.compat } : {}),
+      ...this.deterministicDescription(),
+    };
   }
 
   /** The summary's fields of the deterministic mode (none for the SQL environment). */
@@ -198,12 +215,7 @@ export class RunPlan {
         ...timeout,
         ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       });
-      return openedRun(dataset, definition, factory, undefined, {
-        dataset: dataset.id,
-        env: this.envName,
-        ...(factory.engine ? { engine: factory.engine } : {}),
-        ...(sql.handicap ? { handicap: true } : {}),
-      });
+      return openedRun(dataset, definition, factory, undefined, this.describe(dataset.id));
     }
     const provider = this.#provider!();
     let factory: EnvFactory;
@@ -228,14 +240,7 @@ export class RunPlan {
       await provider.close();
       throw error;
     }
-    return openedRun(dataset, definition, factory, provider, {
-      dataset: dataset.id,
-      env: this.envName,
-      backend: this.backend!,
-      image: this.image!,
-      ...(this.config.sandbox?.compat ? { compat: this.config.sandbox.compat } : {}),
-      ...this.deterministicDescription(),
-    });
+    return openedRun(dataset, definition, factory, provider, this.describe(dataset.id));
   }
 }
 
@@ -262,10 +267,23 @@ function deterministicMode(
   return { on, clockPinned };
 }
 
-/** Two names of one image (`debian` is `debian:bash`). */
-function sameImage(a: string, b: string): boolean {
-  const [x, y] = [parseImageRef(a), parseImageRef(b)];
-  return x !== null && y !== null && JSON.stringify(x) === JSON.stringify(y);
+/**
+ * A dataset's own image on `provider`: the run's when it is built, or when it is the backend's
+ * default already (docker's `debian`: then whether it is built is for `create` to say); else what
+ * the notice says, with the profile that builds it. Only such a run loads the image helpers.
+ */
+async function ownImage(
+  own: string,
+  provider: SandboxProvider,
+): Promise<{ readonly image?: string; readonly unbuilt?: NoticedSandbox['unbuilt'] }> {
+  const [{ imageIdentity }, { parseImageRef }] = await Promise.all([
+    import('../sandbox/images/image-identity.js'),
+    import('../sandbox/image-ref.js'),
+  ]);
+  if (imageIdentity(own) === imageIdentity(provider.defaultImage) || provider.imageBuilt?.(own))
+    return { image: own };
+  const ref = parseImageRef(own);
+  return { unbuilt: { image: own, profile: ref?.kind === 'debian' ? ref.profile : own } };
 }
 
 /** Without this, every episode would be recorded as failed and the run would "succeed". */

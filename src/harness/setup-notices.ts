@@ -6,8 +6,11 @@ export interface NoticedSandbox {
   readonly image: string;
   /** The run named it (`--image`). */
   readonly imageNamed: boolean;
-  /** The dataset's own image, when the run would have used it but it is not built. */
-  readonly unbuilt?: string;
+  /**
+   * The dataset's own image, when the run would have used it but it is not built, with the Debian
+   * profile `intercode image build` takes for it.
+   */
+  readonly unbuilt?: { readonly image: string; readonly profile: string };
 }
 
 /** What a run's setup is worth knowing before it starts, as one-line notices (none: nothing to say). */
@@ -17,14 +20,13 @@ export function setupNotices(location: Pick<DatasetLocation, 'id'>, sandbox: Not
   // backend's default. NL2Bash on `host` reads this machine's /usr (fs1/55's gold reads all of it),
   // so outputs and times depend on the machine.
   if (sandbox.unbuilt !== undefined && !sandbox.imageNamed) {
-    const profile = sandbox.unbuilt.replace(/^debian:/, '');
     const host = sandbox.image === 'host';
     notices.push(
-      `${location.id} runs on the ${sandbox.image} image: ${sandbox.unbuilt}, the image its tasks were written for, is not built${
+      `${location.id} runs on the ${sandbox.image} image: ${sandbox.unbuilt.image}, the image its tasks were written for, is not built${
         host
           ? " (on host its tasks see this machine's /usr, so outputs and times differ from machine to machine)"
           : ''
-      }; \`intercode image build ${profile}\` (about a minute) builds it and later runs use it; --image ${sandbox.image} keeps this one without this notice`,
+      }; \`intercode image build ${sandbox.unbuilt.profile}\` (about a minute) builds it and later runs use it; --image ${sandbox.image} keeps this one without this notice`,
     );
   }
   return notices;

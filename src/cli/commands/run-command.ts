@@ -178,15 +178,10 @@ export function registerRun(program: Command): void {
     const { agent, replay } = await createAgent(flags, plan.definition, llm);
     if (flags.resume) {
       checkResumedSetup(flags.out!, {
+        ...plan.describe(),
         agent: agent.name,
         model: agent.model,
         strategy: agent.strategy,
-        backend: plan.backend,
-        image: plan.image,
-        engine: plan.definition.kind === 'sql' ? (plan.config.sql?.engine ?? 'sqlite') : undefined,
-        compat: plan.config.sandbox?.compat,
-        deterministic: plan.deterministic?.on,
-        handicap: plan.config.sql?.handicap,
         maxTurns: flags.maxTurns,
       });
     }

@@ -5,7 +5,12 @@ import { createDatasetRegistry } from '../../datasets/dataset-registry.js';
 import { createEnvRegistry } from '../../envs/env-registry.js';
 import { clockLibraryUnder } from '../../sandbox/deterministic-clock.js';
 import { parseImageRef } from '../../sandbox/image-ref.js';
-import { debianImageStatus, imageProfiles, mmdebstrapAvailable } from '../../sandbox/images/index.js';
+import {
+  type DebianImageStatus,
+  debianImageStatus,
+  imageProfiles,
+  mmdebstrapAvailable,
+} from '../../sandbox/images/index.js';
 import { checkSqlEngines } from '../../sql/server/check-sql-engines.js';
 
 /** A titled group of checks; `required` groups decide whether the default environment can run. */
@@ -163,11 +168,7 @@ export function debianImageChecks(): CheckItem[] {
       name: `image debian:${profile.name}`,
       ok: status.built,
       optional: true,
-      detail: imageDetail(
-        status.built ? `built (key ${status.key})` : 'not built',
-        status.built,
-        families.get(profile.name),
-      ),
+      detail: imageDetail(status, families.get(profile.name)),
       fix: `intercode image build ${profile.name}`,
     });
   }
@@ -193,8 +194,11 @@ function datasetFamiliesByImage(): Map<string, string[]> {
 }
 
 /** An image's doctor line, with the datasets that run on it once built (else on the backend's default). */
-function imageDetail(state: string, built: boolean, families: readonly string[] | undefined): string {
+function imageDetail(status: DebianImageStatus, families: readonly string[] | undefined): string {
+  const state = status.built ? `built (key ${status.key})` : 'not built';
   if (families === undefined) return state;
   const which = `the ${families.join(', ')} datasets`;
-  return built ? `${state}: ${which} run on it` : `${state}: ${which} run on the host image until it is`;
+  return status.built
+    ? `${state}: ${which} run on it`
+    : `${state}: ${which} run on the host image until it is`;
 }

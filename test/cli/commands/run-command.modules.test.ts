@@ -1,7 +1,8 @@
 /**
- * A run loads the modules of its own environment kind: a SQL run loads neither the sandbox backends
- * nor the Bash and Python environments (a third of the CLI's modules, some 40 ms of CPU at every
- * start). The two small modules the registry's gold actions read are the exceptions.
+ * A run loads the modules of its own environment kind: a SQL run loads no sandbox module (neither the
+ * backends nor the image helpers; only the list of backend names its options check) and neither the
+ * Bash and Python environments (a third of the CLI's modules, some 40 ms of CPU at every start). The
+ * two small modules the registry's gold actions read are the exceptions.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ describe('intercode run: modules loaded', () => {
     const modules = readFileSync(list, 'utf8').trim().split('\n');
     expect(modules.some((url) => url.endsWith('/dist/envs/sql/sql-env.js'))).toBe(true);
     const unneeded = modules.filter((url) =>
-      /\/dist\/(sandbox\/(bwrap|docker)\/|envs\/bash\/(?!nl2bash-errata)|envs\/python\/(?!function-names))/.test(
+      /\/dist\/(sandbox\/(?!backend-names\.js)|envs\/bash\/(?!nl2bash-errata)|envs\/python\/(?!function-names))/.test(
         url,
       ),
     );
